@@ -1,0 +1,16 @@
+"""minitriton: a staged, readable Triton-style GPU JIT compiler. `import minitriton as triton`."""
+__version__ = "0.1.0"
+
+from . import language  # noqa: F401,E402
+from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
+from .jit import JITFunction, jit  # noqa: F401,E402
+
+
+def cdiv(x: int, y: int) -> int:
+    """ceil(x / y): how many blocks of size `y` cover `x` elements."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()

@@ -1,0 +1,82 @@
+"""Backends: where `compile()` hands over, and the whole of what a new target must supply.
+
+A backend has one method, `compile(jit_fn, fn, specs, constexprs, options) -> CompiledKernel`, which
+takes verified tile IR and returns a kernel whose `launcher(grid, args)` runs it. Two exist: the numpy
+interpreter (runs the tile IR as it is, on the CPU) and CUDA (layouts -> LLVM -> PTX -> cubin -> driver).
+A new target, say AMD through LLVM's AMDGPU backend, would be a third class with this one method.
+Chapter: 01-introduction.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import ir
+
+
+def backend_for(target: str):
+    if target == "interpreter":
+        return InterpreterBackend()
+    from .codegen.backend import CUDABackend
+    return CUDABackend(target)
+
+
+# --8<-- [start:interpreter_backend]
+class InterpreterBackend:
+    """Runs tile IR with numpy; arrays on a GPU are copied to the host and back around the run."""
+
+    def compile(self, jit_fn, fn: ir.Function, specs, constexprs, options):
+        from .compiler import CompiledKernel
+        from .interpreter import Memory, interpret
+
+        def launcher(grid, args):
+            memory, values, copy_back = Memory(), [], []
+            for arg, value in zip(fn.args, args):
+                if arg.dtype.is_ptr():
+                    host, done = host_view(value)
+                    values.append(memory.add(host, arg.name))
+                    copy_back.append(done)
+                else:
+                    values.append(value)
+            interpret(fn, grid, values, memory)
+            for done in copy_back:
+                done()
+
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
+                              {"num_warps": options.num_warps, "backend": "interpreter"}, launcher)
+# --8<-- [end:interpreter_backend]
+
+
+def host_view(array) -> tuple[np.ndarray, callable]:
+    """A writable uint8 view of every byte `array` spans, and what to call when the kernel is done."""
+    if hasattr(array, "data_ptr") and hasattr(array, "device"):  # a torch tensor
+        if array.device.type != "cpu":
+            host = array.detach().cpu()
+            view, _ = host_view(host)
+            return view, lambda: array.copy_(host)
+        return _bytes_at(array.data_ptr(), _extent(array.shape, array.stride(), array.element_size())), \
+            lambda: None
+    if isinstance(array, np.ndarray):
+        if any(s < 0 for s in array.strides):
+            raise ValueError("arrays with negative strides are not supported; pass a copy")
+        return _bytes_at(array.ctypes.data, _extent(array.shape, [s // array.itemsize for s in array.strides],
+                                                    array.itemsize)), lambda: None
+    if hasattr(array, "__cuda_array_interface__") and hasattr(array, "numpy"):  # DeviceArray, CuPy
+        host = np.ascontiguousarray(array.numpy() if not hasattr(array, "get") else array.get())
+        view, _ = host_view(host)
+        return view, lambda: array.copy_from_host(host) if hasattr(array, "copy_from_host") else \
+            array.set(host)
+    raise TypeError(f"cannot give the interpreter a {type(array).__name__}")
+
+
+def _extent(shape, strides, itemsize: int) -> int:
+    if any(s == 0 for s in shape):
+        return 0
+    return (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * itemsize
+
+
+def _bytes_at(address: int, nbytes: int) -> np.ndarray:
+    if nbytes == 0:
+        return np.zeros(0, np.uint8)
+    return np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(address))

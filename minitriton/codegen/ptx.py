@@ -1,0 +1,190 @@
+"""The last codegen stage: LLVM IR text -> PTX -> cubin.
+
+It reads the per-thread LLVM IR that `codegen/llvm.py` writes (text, one module, one kernel) and
+produces, first, PTX through LLVM's own NVPTX back end (llvmlite), then, when NVIDIA's `ptxas` is
+installed, a cubin together with the resources the kernel uses: registers per thread, bytes spilled
+to local memory, stack frame and static shared memory. The cubin is what the driver loads; without
+`ptxas` the driver can load the PTX itself and compile it when the module loads. Both steps
+reject broken input with a `BackendError` that names the stage and points at the offending line.
+Chapter: 09-ptx.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, fields
+
+import llvmlite.binding as llvm
+
+TRIPLE = "nvptx64-nvidia-cuda"
+OPT_LEVEL = 3
+
+# --8<-- [start:ptx-version]
+# The PTX ISA version asked of LLVM for each GPU it may target: the lowest version that has the
+# target, and 8.0 at least, because `wgmma` (which sm_90a kernels use through inline PTX) first
+# appears in PTX 8.0. Lower is better: an older driver can still load the PTX. An arch LLVM does
+# not know, or a version below its minimum, aborts the whole process inside LLVM, so an arch must
+# be in this table before a target machine is made for it.
+PTX_VERSION = {
+    "sm_75": 80, "sm_80": 80, "sm_86": 80, "sm_87": 80, "sm_89": 80, "sm_90": 80, "sm_90a": 80,
+    "sm_100": 86, "sm_100a": 86, "sm_103": 88, "sm_103a": 88,
+    "sm_120": 87, "sm_120a": 87, "sm_121": 88,
+}
+# --8<-- [end:ptx-version]
+
+
+class BackendError(RuntimeError):
+    """LLVM or ptxas rejected a module. `stage` says which step: "llvm-parse", "llvm-verify",
+    "ptxas"; the message quotes the tool's own words and the line they name."""
+
+    def __init__(self, stage: str, message: str):
+        self.stage = stage
+        super().__init__(f"[{stage}] {message}")
+
+
+@functools.lru_cache(maxsize=None)
+def _initialize_llvm() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@functools.lru_cache(maxsize=None)
+def target_machine(arch: str) -> llvm.TargetMachine:
+    """The NVPTX target machine for `arch` ("sm_80", "sm_90a", ...), made once per arch."""
+    if arch not in PTX_VERSION:
+        raise ValueError(f"unknown GPU arch {arch!r}; minitriton targets {', '.join(PTX_VERSION)}")
+    _initialize_llvm()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=arch, features=f"+ptx{PTX_VERSION[arch]}", opt=OPT_LEVEL)
+
+
+def _quote_line(text: str, line: int) -> str:
+    """Line `line` (1-based) of `text`, numbered as an editor would show it."""
+    lines = text.splitlines()
+    return f"  {line:5d} | {lines[line - 1]}" if 1 <= line <= len(lines) else ""
+
+
+# --8<-- [start:llvm-to-ptx]
+def llvm_to_ptx(llir: str, arch: str) -> str:
+    """Parse and verify `llir`, optimize it with LLVM's -O3 pipeline, and print it as PTX."""
+    tm = target_machine(arch)
+    try:
+        module = llvm.parse_assembly(llir)
+    except RuntimeError as error:  # LLVM's message already quotes the line, with a caret
+        raise BackendError("llvm-parse", f"LLVM could not parse the module:\n{error}") from None
+    try:
+        module.verify()
+    except RuntimeError as error:
+        raise BackendError("llvm-verify", f"the LLVM module is not valid IR:\n{error}") from None
+    module.triple = TRIPLE
+    module.data_layout = str(tm.target_data)
+
+    tuning = llvm.create_pipeline_tuning_options(speed_level=OPT_LEVEL)
+    passes = llvm.create_pass_builder(tm, tuning)
+    passes.getModulePassManager().run(module, passes)
+    return tm.emit_assembly(module)
+# --8<-- [end:llvm-to-ptx]
+
+
+def ptxas_path() -> str | None:
+    """Where `ptxas` is: on PATH, else in $CUDA_HOME/bin, else /usr/local/cuda/bin; None if nowhere."""
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return os.path.join(root, "bin", "ptxas")
+    return None
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """What one kernel uses, as `ptxas -v` reports it. Sizes are bytes per thread, except
+    `shared_bytes` (static shared memory per block; dynamic shared memory is not counted)."""
+
+    registers: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    stack_frame: int = 0
+    shared_bytes: int = 0
+
+    def __str__(self) -> str:
+        return (f"{self.registers} registers, {self.spill_stores} B spill stores, "
+                f"{self.spill_loads} B spill loads, {self.stack_frame} B stack, "
+                f"{self.shared_bytes} B static smem")
+
+
+# --8<-- [start:resource-usage]
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_PROPERTIES = re.compile(r"Function properties for (\S+)")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def parse_resource_usage(report: str) -> dict[str, ResourceUsage]:
+    """The `ptxas -v` report, per entry function (kernel). Device functions that a kernel calls
+    get their own "Function properties" lines; only entries are kept."""
+    found: dict[str, dict[str, int]] = {}
+    entry = properties_of = None
+    for line in report.splitlines():
+        if m := _ENTRY.search(line):
+            entry = m[1]
+            found[entry] = {}
+        elif m := _PROPERTIES.search(line):
+            properties_of = m[1]
+        elif (m := _FRAME.search(line)) and properties_of in found:
+            found[properties_of].update(stack_frame=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
+        elif (m := _USED.search(line)) and entry is not None:
+            smem = _SMEM.search(line)
+            found[entry].update(registers=int(m[1]), shared_bytes=int(smem[1]) if smem else 0)
+    return {name: ResourceUsage(**usage) for name, usage in found.items()}
+# --8<-- [end:resource-usage]
+
+
+def _largest(usages: list[ResourceUsage]) -> ResourceUsage:
+    """Field by field, the most any of `usages` needs (a module here holds one kernel)."""
+    return ResourceUsage(**{f.name: max((getattr(u, f.name) for u in usages), default=0)
+                            for f in fields(ResourceUsage)})
+
+
+# --8<-- [start:ptx-to-cubin]
+def ptx_to_cubin(ptx: str, arch: str) -> tuple[bytes, ResourceUsage]:
+    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource usage."""
+    ptxas = ptxas_path()
+    if ptxas is None:
+        raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin or in "
+                                    "/usr/local/cuda/bin; install the CUDA toolkit, or load the PTX "
+                                    "itself with the driver")
+    with tempfile.TemporaryDirectory(prefix="minitriton-") as folder:
+        source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
+        with open(source, "w") as f:
+            f.write(ptx)
+        done = subprocess.run([ptxas, f"-arch={arch}", "-v", source, "-o", cubin],
+                              capture_output=True, text=True)
+        report = (done.stdout + done.stderr).replace(source, "kernel.ptx")
+        if done.returncode != 0:
+            raise BackendError("ptxas", _explain_ptxas_failure(report, ptx, arch))
+        with open(cubin, "rb") as f:
+            image = f.read()
+    return image, _largest(list(parse_resource_usage(report).values()))
+# --8<-- [end:ptx-to-cubin]
+
+
+def _explain_ptxas_failure(report: str, ptx: str, arch: str) -> str:
+    """ptxas's messages, each error followed by the PTX line it names ("kernel.ptx, line N; ...")."""
+    lines = []
+    for message in report.strip().splitlines():
+        lines.append("  " + message)
+        if where := re.search(r"kernel\.ptx, line (\d+);", message):
+            lines.append(_quote_line(ptx, int(where[1])))
+    if "llvm." in "\n".join(lines):
+        # LLVM turns a call to an intrinsic it does not know into a call to an external function,
+        # so a misspelt intrinsic first shows up here.
+        lines.append("  hint: a name starting with 'llvm.' in the PTX is an intrinsic LLVM did not "
+                     "recognize; check its spelling and its operand types")
+    return f"ptxas rejected the PTX for {arch}:\n" + "\n".join(lines)

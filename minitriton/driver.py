@@ -1,0 +1,514 @@
+"""The CUDA driver: load a compiled kernel, bind its arguments, launch it.
+
+This is where the pipeline meets the GPU. It reads what `codegen/ptx.py` produces (a cubin, or PTX
+that the driver compiles when it loads) and the kernel's argument signature, and it produces a
+prepared `launch` function: the arguments' layout is worked out once per signature, so a launch only
+packs the values into a buffer that is already laid out and calls `cuLaunchKernel`. Arrays come in as
+torch tensors, CuPy arrays, anything with `__cuda_array_interface__`, or the small `DeviceArray`
+defined here. Every driver call is checked: a failure is a `CudaError` with the driver's own error
+name. `cuda.bindings` is imported on first use, so this module imports on machines without a GPU.
+Chapter: 10-driver.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import struct
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import LaunchError, OutOfResources
+
+
+def _cuda():
+    """The `cuda.bindings.driver` module, imported the first time it is needed."""
+    from cuda.bindings import driver
+    return driver
+
+
+# --8<-- [start:check]
+class CudaError(RuntimeError):
+    """A CUDA driver call failed. `name` is the driver's name for the error (CUDA_ERROR_...)."""
+
+    def __init__(self, code, call: str = ""):
+        self.code = code
+        self.name, self.text = _error_words(code)
+        super().__init__(f"{call + ': ' if call else ''}{self.name}: {self.text}")
+
+
+def _error_words(code) -> tuple[str, str]:
+    """The driver's name and description of an error code; the enum's own name when the driver
+    cannot be asked (its library is missing) or does not know the code."""
+    try:
+        cuda = _cuda()
+        (err, name), (err2, text) = cuda.cuGetErrorName(code), cuda.cuGetErrorString(code)
+        if not err and not err2:
+            return name.decode(), text.decode()
+    except RuntimeError:  # cuda.pathfinder's "driver library not found" is a RuntimeError
+        pass
+    return getattr(code, "name", str(code)), "no description from the driver"
+
+
+def check(result: tuple, call: str = ""):
+    """Check a `cuda.bindings` result `(CUresult, *values)`: raise `CudaError` unless it is
+    CUDA_SUCCESS, else return the value (None if there is none, a tuple if there are several)."""
+    if result[0]:  # CUresult is an int enum and CUDA_SUCCESS is 0
+        raise CudaError(result[0], call)
+    if len(result) == 1:
+        return None
+    return result[1] if len(result) == 2 else result[1:]
+# --8<-- [end:check]
+
+
+# ----------------------------------------------------------------------------- device and context
+
+@functools.lru_cache(maxsize=None)
+def is_available() -> bool:
+    """True when the driver library loads, initializes, and sees at least one GPU."""
+    try:
+        cuda = _cuda()
+        check(cuda.cuInit(0), "cuInit")
+        return check(cuda.cuDeviceGetCount(), "cuDeviceGetCount") > 0
+    except Exception:  # no driver library, no device, or a broken install: all mean "no GPU here"
+        return False
+
+
+def _initialized():
+    cuda = _cuda()
+    check(cuda.cuInit(0), "cuInit")
+    return cuda
+
+
+_primary_contexts: dict[int, Any] = {}  # device ordinal -> primary context retained by us
+
+
+def _preferred_ordinal() -> int:
+    """The device to use when no context is current: torch's current device if torch has started
+    CUDA (so both work on the same GPU), else device 0."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return torch.cuda.current_device()
+    return 0
+
+
+# --8<-- [start:context]
+def current_device() -> int:
+    """The ordinal of the GPU whose context is current on this thread. With no current context
+    (nothing, torch included, has used CUDA on this thread yet) the device's primary context, the
+    one the CUDA runtime and torch share, is retained and made current."""
+    cuda = _initialized()
+    context = check(cuda.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    if context is None or int(context) == 0:
+        ordinal = _preferred_ordinal()
+        if ordinal not in _primary_contexts:
+            device = check(cuda.cuDeviceGet(ordinal), "cuDeviceGet")
+            _primary_contexts[ordinal] = check(cuda.cuDevicePrimaryCtxRetain(device),
+                                               "cuDevicePrimaryCtxRetain")
+        check(cuda.cuCtxSetCurrent(_primary_contexts[ordinal]), "cuCtxSetCurrent")
+    return int(check(cuda.cuCtxGetDevice(), "cuCtxGetDevice"))
+# --8<-- [end:context]
+
+
+@dataclass(frozen=True)
+class DeviceProperties:
+    """What the compiler and the launcher need to know about one GPU. Readable as `props.arch` or
+    `props["arch"]`."""
+
+    name: str
+    arch: str  # "sm_90" for compute capability 9.0
+    multiprocessor_count: int
+    max_threads_per_block: int
+    max_shared_memory_per_block: int  # what a kernel gets without asking
+    max_shared_memory_per_block_optin: int  # what it may ask for (the attribute set past 48 KB)
+    l2_cache_bytes: int
+    warp_size: int
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+def device_properties(device: int | None = None) -> DeviceProperties:
+    """The properties of GPU `device` (an ordinal; the current device if None)."""
+    return _device_properties(current_device() if device is None else device)
+
+
+@functools.lru_cache(maxsize=None)
+def _device_properties(ordinal: int) -> DeviceProperties:
+    cuda = _initialized()
+    handle = check(cuda.cuDeviceGet(ordinal), "cuDeviceGet")
+    attribute = cuda.CUdevice_attribute
+
+    def get(name: str) -> int:
+        return check(cuda.cuDeviceGetAttribute(getattr(attribute, name), handle), "cuDeviceGetAttribute")
+
+    name = check(cuda.cuDeviceGetName(256, handle), "cuDeviceGetName")
+    major = get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
+    minor = get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+    return DeviceProperties(
+        name=name.split(b"\0", 1)[0].decode(),
+        arch=f"sm_{major}{minor}",
+        multiprocessor_count=get("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
+        max_threads_per_block=get("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
+        max_shared_memory_per_block=get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK"),
+        max_shared_memory_per_block_optin=get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+        l2_cache_bytes=get("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
+        warp_size=get("CU_DEVICE_ATTRIBUTE_WARP_SIZE"),
+    )
+
+
+def synchronize() -> None:
+    """Wait for all work in the current context; an error a kernel hit while running shows here."""
+    current_device()
+    check(_cuda().cuCtxSynchronize(), "cuCtxSynchronize")
+
+
+# ----------------------------------------------------------------------------- dtypes and arrays
+
+# --8<-- [start:dtypes]
+# One row per element type: the minitriton name (as in `ir.SCALAR_DTYPES`), the `struct` code that
+# packs a scalar argument of that type the way the kernel's .param expects it (bf16 travels as its
+# 16 raw bits; int1 as a byte), the array-interface typestr, and torch's name for it.
+DTYPES = (
+    # name    struct  typestr  torch
+    ("int1",  "?",    "|b1",   "bool"),
+    ("int8",  "b",    "|i1",   "int8"),
+    ("int16", "h",    "<i2",   "int16"),
+    ("int32", "i",    "<i4",   "int32"),
+    ("int64", "q",    "<i8",   "int64"),
+    ("uint8", "B",    "|u1",   "uint8"),
+    ("uint16", "H",   "<u2",   "uint16"),
+    ("uint32", "I",   "<u4",   "uint32"),
+    ("uint64", "Q",   "<u8",   "uint64"),
+    ("fp16",  "e",    "<f2",   "float16"),
+    ("bf16",  "H",    None,    "bfloat16"),
+    ("fp32",  "f",    "<f4",   "float32"),
+    ("fp64",  "d",    "<f8",   "float64"),
+)
+STRUCT_CODE = {name: code for name, code, _, _ in DTYPES}
+_BY_TYPESTR = {typestr: name for name, _, typestr, _ in DTYPES if typestr}
+_BY_NAME_TYPESTR = {name: typestr for name, _, typestr, _ in DTYPES}
+# --8<-- [end:dtypes]
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_dtype_names() -> dict:
+    """torch dtype object -> minitriton name, for the dtypes this torch has (old ones lack uint16)."""
+    torch = sys.modules["torch"]
+    return {getattr(torch, t): name for name, _, _, t in DTYPES if hasattr(torch, t)}
+
+
+def _torch_tensor(arg) -> bool:
+    torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
+    return torch is not None and isinstance(arg, torch.Tensor)
+
+
+def _numpy_dtype(dtype) -> np.dtype:
+    """A numpy dtype from a minitriton name ("fp32") or anything numpy takes ("float32", np.int8)."""
+    if isinstance(dtype, str) and dtype in _BY_NAME_TYPESTR:
+        typestr = _BY_NAME_TYPESTR[dtype]
+        if typestr is None:
+            raise TypeError(f"{dtype} has no numpy dtype; allocate it as uint16 (its raw bits)")
+        return np.dtype(typestr)
+    return np.dtype(dtype)
+
+
+def _name_of_typestr(typestr: str) -> str:
+    name = _BY_TYPESTR.get(typestr) or _BY_TYPESTR.get(np.dtype(typestr).str)
+    if name is None:
+        raise LaunchError(f"minitriton has no dtype for array elements of type {typestr!r}")
+    return name
+
+
+def dtype_of(arg) -> str:
+    """The minitriton dtype name of an array's elements: torch tensors, DeviceArrays, numpy arrays,
+    and anything with `__cuda_array_interface__`."""
+    if _torch_tensor(arg):
+        name = _torch_dtype_names().get(arg.dtype)
+        if name is None:
+            raise LaunchError(f"minitriton has no dtype for torch tensors of {arg.dtype}")
+        return name
+    if isinstance(arg, (DeviceArray, np.ndarray)):
+        return _name_of_typestr(arg.dtype.str)
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is not None:
+        return _name_of_typestr(interface["typestr"])
+    raise LaunchError(f"a {type(arg).__name__} is not an array; expected a torch tensor, a CuPy "
+                      f"array, a DeviceArray, or anything with __cuda_array_interface__")
+
+
+# --8<-- [start:pointer-of]
+def pointer_of(arg) -> int:
+    """The device address of an array argument, after checking that it lives on the current GPU."""
+    if arg.__class__ is DeviceArray:
+        return arg.address
+    if _torch_tensor(arg):
+        device, expected = arg.device, current_device()
+        if device.type != "cuda" or device.index != expected:
+            raise LaunchError(f"a torch tensor on {device}; the kernel runs on cuda:{expected}, "
+                              f"move it there with .to('cuda:{expected}')")
+        return arg.data_ptr()
+    if isinstance(arg, np.ndarray):
+        raise LaunchError(f"a numpy array (shape {arg.shape}, {arg.dtype}) is a host array (numpy); "
+                          f"the GPU kernel needs device memory: DeviceArray.from_numpy(x) or a "
+                          f"torch tensor on cuda")
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    if interface is not None:
+        return interface["data"][0]
+    if arg.__class__ is int:  # a raw device address, trusted as given
+        return arg
+    raise LaunchError(f"a {type(arg).__name__} cannot be a pointer argument; expected a torch tensor "
+                      f"on cuda, a CuPy array, a DeviceArray, or anything with __cuda_array_interface__")
+# --8<-- [end:pointer-of]
+
+
+def current_stream(args=()) -> int:
+    """The stream to launch on: torch's current stream when an argument is a torch tensor (so the
+    kernel is ordered with torch's own work), else the default stream 0."""
+    for arg in args:
+        if _torch_tensor(arg):
+            return sys.modules["torch"].cuda.current_stream().cuda_stream
+    return 0
+
+
+class DeviceArray:
+    """A small owning buffer in GPU memory, for using minitriton without torch or CuPy.
+    Contiguous, row-major; freed with cuMemFree when the last reference goes."""
+
+    def __init__(self, address: int, shape: tuple[int, ...], dtype: np.dtype):
+        self.address, self.shape, self.dtype = address, shape, dtype
+        # Held here, not looked up at deletion: at interpreter exit module globals may be gone.
+        self._free = _cuda().cuMemFree
+
+    @classmethod
+    def alloc(cls, shape, dtype) -> DeviceArray:
+        """Uninitialized device memory for an array of `shape` and `dtype` (a minitriton name,
+        or anything numpy accepts as a dtype)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+        dtype = _numpy_dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        current_device()
+        # cuMemAlloc refuses 0 bytes; an empty array has no memory and address 0.
+        address = int(check(_cuda().cuMemAlloc(nbytes), "cuMemAlloc")) if nbytes else 0
+        return cls(address, shape, dtype)
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> DeviceArray:
+        """A device copy of a host array."""
+        array = np.ascontiguousarray(array)
+        result = cls.alloc(array.shape, array.dtype)
+        if result.nbytes:
+            check(_cuda().cuMemcpyHtoD(result.address, array.ctypes.data, result.nbytes), "cuMemcpyHtoD")
+        return result
+
+    def numpy(self) -> np.ndarray:
+        """A host copy (waits for the work before it on the default stream)."""
+        array = np.empty(self.shape, self.dtype)
+        if self.nbytes:
+            check(_cuda().cuMemcpyDtoH(array.ctypes.data, self.address, self.nbytes), "cuMemcpyDtoH")
+        return array
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.address, False),
+                "strides": None, "version": 3}
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, address={self.address:#x})"
+
+    def __del__(self):
+        if self.address and not sys.is_finalizing():
+            # At exit the driver may already have torn the context down; nothing is left to free.
+            self._free(self.address)
+
+
+# ----------------------------------------------------------------------------- modules and kernels
+
+# A kernel may use 48 KB of shared memory without asking; past that it must opt in, per function.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
+
+@dataclass
+class Kernel:
+    """A loaded kernel: the module that holds it, its function handle, and what the driver says
+    about it. `local_bytes` is local memory per thread (spills and stack)."""
+
+    name: str
+    module: Any
+    function: Any
+    device: int
+    num_regs: int
+    local_bytes: int
+    max_threads_per_block: int
+    static_shared_bytes: int
+    shared_bytes: int  # dynamic shared memory this kernel was loaded for
+
+    def __post_init__(self):
+        self._unload = _cuda().cuModuleUnload  # held for __del__, as in DeviceArray
+
+    def __del__(self):
+        if not sys.is_finalizing():
+            self._unload(self.module)
+
+
+# --8<-- [start:load-module]
+def load_module(image: bytes | str, name: str, shared_bytes: int = 0) -> Kernel:
+    """Load a cubin (or PTX text) into the current context and get kernel `name` from it, ready to
+    launch with `shared_bytes` of dynamic shared memory."""
+    cuda = _initialized()
+    device = current_device()
+    if isinstance(image, str):
+        image = image.encode()
+    if not image.startswith(b"\x7fELF") and not image.endswith(b"\0"):
+        image += b"\0"  # the driver reads PTX as a C string
+    module = check(cuda.cuModuleLoadData(image), "cuModuleLoadData")
+    function = check(cuda.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name!r})")
+    attribute = cuda.CUfunction_attribute
+
+    def get(attr: str) -> int:
+        return check(cuda.cuFuncGetAttribute(getattr(attribute, attr), function), "cuFuncGetAttribute")
+
+    kernel = Kernel(name=name, module=module, function=function, device=device,
+                    num_regs=get("CU_FUNC_ATTRIBUTE_NUM_REGS"),
+                    local_bytes=get("CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"),
+                    max_threads_per_block=get("CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
+                    static_shared_bytes=get("CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"),
+                    shared_bytes=shared_bytes)
+    total = kernel.static_shared_bytes + shared_bytes
+    limit = device_properties(device).max_shared_memory_per_block_optin
+    if total > limit:
+        raise OutOfResources(total, limit, f"the shared memory of kernel {name}")
+    if total > DEFAULT_SHARED_LIMIT:
+        check(cuda.cuFuncSetAttribute(function,
+                                      attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      shared_bytes), "cuFuncSetAttribute")
+    return kernel
+# --8<-- [end:load-module]
+
+
+# ----------------------------------------------------------------------------- argument binding
+
+def _bf16_bits(value: float) -> int:
+    """The bfloat16 nearest `value` (ties to even), as its 16 raw bits."""
+    if value != value:
+        return 0x7FC0
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _slot(kind: str) -> str:
+    """A signature entry, normalized: "ptr" for any pointer ("ptr", "*fp32"), else a dtype name."""
+    if kind == "ptr" or kind.startswith("*"):
+        return "ptr"
+    if kind not in STRUCT_CODE:
+        raise ValueError(f"unknown argument type {kind!r}; expected 'ptr', '*<dtype>' or one of "
+                         f"{', '.join(STRUCT_CODE)}")
+    return kind
+
+
+def _convert(slot: str, value):
+    """What `struct` packs for one argument."""
+    if slot == "ptr":
+        return pointer_of(value)
+    return _bf16_bits(value) if slot == "bf16" else value
+
+
+_PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError)
+
+
+# --8<-- [start:binder]
+@functools.lru_cache(maxsize=None)
+def _binder(slots: tuple[str, ...]) -> tuple[str, Any]:
+    """The source of `launch` for one signature, and its compiled code. Each argument becomes one
+    expression in a single `pack_into` call; pointers that are already ints skip the conversion."""
+    names = [f"a{i}" for i in range(len(slots))]
+    converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
+                 else f"_bf16_bits({a})" if slot == "bf16" else a
+                 for a, slot in zip(names, slots)]
+    unpack = f"    {', '.join(names)}, = values\n" if names else ""
+    source = (
+        "def launch(grid, block_x, shared_bytes, stream, *values):\n"
+        f"    if len(values) != {len(slots)}:\n"
+        "        raise _wrong_count(values)\n"
+        f"{unpack}"
+        "    with _lock:\n"
+        "        try:\n"
+        f"            _pack(_storage, 0, {', '.join(converted)})\n"
+        "        except _PACK_ERRORS:\n"
+        "            raise _bad_arguments(values) from None\n"
+        "        err, = _cuLaunchKernel(_function, grid[0], grid[1], grid[2], block_x, 1, 1,\n"
+        "                               shared_bytes, stream, _params, 0)\n"
+        "    if err:\n"
+        "        raise _launch_failure(err, grid, block_x, shared_bytes)\n"
+    )
+    return source, compile(source, f"<launcher ({', '.join(slots)})>", "exec")
+
+
+def make_launcher(kernel: Kernel, signature: list[str]) -> Callable:
+    """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`.
+
+    The argument buffer is laid out once: every value gets a slot at its natural alignment, and the
+    array of pointers to the slots (what `cuLaunchKernel` wants as kernelParams) is built once and
+    passed by address. The driver copies the values during the call, so the buffer is reused; a
+    lock keeps two threads from filling it at once. `grid` is a 3-tuple; `launch.source` is the
+    generated code."""
+    slots = tuple(_slot(kind) for kind in signature)
+    layout = struct.Struct("@" + "".join("Q" if s == "ptr" else STRUCT_CODE[s] for s in slots))
+    storage = ctypes.create_string_buffer(layout.size)
+    offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
+               for i in range(len(slots))]
+    pointers = (ctypes.c_void_p * len(slots))(*(ctypes.addressof(storage) + o for o in offsets))
+    described = f"{kernel.name}({', '.join(signature)})"
+
+    def wrong_count(values) -> LaunchError:
+        return LaunchError(f"kernel {described} takes {len(slots)} arguments, got {len(values)}")
+
+    def bad_arguments(values) -> LaunchError:
+        for i, (slot, value) in enumerate(zip(slots, values)):
+            try:
+                struct.pack("@" + ("Q" if slot == "ptr" else STRUCT_CODE[slot]), _convert(slot, value))
+            except LaunchError as error:
+                return LaunchError(f"argument {i} of kernel {described}: {error}")
+            except _PACK_ERRORS as error:
+                return LaunchError(f"argument {i} of kernel {described} should be {signature[i]}, "
+                                   f"got {value!r} ({error})")
+        return LaunchError(f"kernel {described} cannot take the arguments {values!r}")
+
+    def launch_failure(code, grid, block_x, shared_bytes) -> Exception:
+        if block_x > kernel.max_threads_per_block:
+            return LaunchError(f"kernel {kernel.name} was launched with {block_x} threads per block; "
+                               f"it allows at most {kernel.max_threads_per_block}")
+        if shared_bytes > max(kernel.shared_bytes, DEFAULT_SHARED_LIMIT - kernel.static_shared_bytes):
+            return LaunchError(f"kernel {kernel.name} was launched with {shared_bytes} bytes of shared "
+                               f"memory but loaded for {kernel.shared_bytes}; pass shared_bytes to "
+                               f"load_module")
+        return CudaError(code, f"cuLaunchKernel({kernel.name}, grid={tuple(grid)}, block={block_x})")
+
+    namespace = {
+        "_pack": layout.pack_into, "_storage": storage, "_params": ctypes.addressof(pointers),
+        "_pointers": pointers, "_kernel": kernel, "_function": kernel.function,
+        "_cuLaunchKernel": _cuda().cuLaunchKernel, "_lock": threading.Lock(),
+        "_pointer_of": pointer_of, "_bf16_bits": _bf16_bits, "_PACK_ERRORS": _PACK_ERRORS,
+        "_wrong_count": wrong_count, "_bad_arguments": bad_arguments,
+        "_launch_failure": launch_failure,
+    }
+    source, code = _binder(slots)
+    exec(code, namespace)
+    launch = namespace["launch"]
+    launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
+    return launch
+# --8<-- [end:binder]

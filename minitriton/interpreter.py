@@ -1,0 +1,550 @@
+"""The numpy interpreter: runs tile IR on the CPU, one program instance after another.
+
+It reads a verified `ir.Function` and the kernel's arguments, and changes the caller's numpy arrays
+in place. It is the reference semantics of the tile IR: every later stage (the CUDA backend included)
+must give the results it gives. Each op's meaning is one entry of `RULES`; a value is a numpy array
+of its tile's shape (a numpy scalar or 0-d array for a scalar) whose numpy dtype is `DType.np`.
+Chapter: 03-tile-ir.
+
+The semantics, which are Triton's:
+
+- Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
+  dividend's sign); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical for
+  unsigned integers. `umulhi` is the high half of the double-width product.
+- fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
+  ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
+  bf16 are computed in float32 and rounded back. `minimum`/`maximum` propagate NaN, as numpy does.
+- `cast`: float -> int truncates toward zero (saturating at the integer's range, NaN -> 0, as the
+  GPU's `cvt.rzi` does); int -> float and float -> float round to nearest even; int -> int wraps or
+  extends according to the *source's* signedness; anything -> int1 is `!= 0`; int1 -> int is 0/1;
+  pointers are int64 addresses, so ptr <-> int64 and ptr -> ptr keep the address. `bitcast`
+  reinterprets the bits (a bf16 by its 16-bit pattern).
+- `reduce` and `scan` of fp16/bf16 accumulate in float32 and round back; `argmax`/`argmin` give the
+  first index among equal values. `dot` multiplies fp16/bf16/fp32 in float32 (fp64 in float64,
+  integers exactly) and adds the accumulator; `input_precision` "tf32" is computed like "ieee".
+- Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside every
+  array, or misaligned for its type, is an `InterpreterError` naming the op's source line. Masked-off
+  lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
+  another in element order, so lanes with one address all take effect; they return the old values
+  (0 for masked lanes).
+- `print` writes one line per element, like Triton's device_print:
+  `pid (x, y, z) idx (i, j) <prefix><value>` (floats as C's `%f`, `hex` shows the bit pattern).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import ir
+from .errors import InterpreterError, LaunchError, Loc
+
+
+def _np(dtype: ir.DType) -> np.dtype:
+    """The numpy dtype of a value of `dtype` (a pointer is its int64 address)."""
+    return ir.NUMPY_DTYPES["ptr"] if dtype.is_ptr() else dtype.np
+
+
+def _as(dtype: ir.DType, x) -> Any:
+    """`x` as a value of `dtype`: integers wrap, bf16 is rounded to bf16's precision."""
+    if dtype.is_bf16():
+        return round_to_bf16(np.asarray(x))
+    return np.asarray(x).astype(_np(dtype), copy=False)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bf16: numpy has no such type, so values live in float32 and memory holds their top 16 bits.
+# ---------------------------------------------------------------------------------------------------
+
+# --8<-- [start:bf16]
+def _bf16_bits(x) -> np.ndarray:
+    """float32 values -> the bit patterns of their nearest bf16 (ties to even; NaN stays a NaN)."""
+    x = np.asarray(x, np.float32)
+    bits = x.view(np.uint32)
+    with np.errstate(over="ignore"):
+        # Adding 0x7FFF, plus 1 when the kept part is odd, carries into bit 16 exactly when the
+        # dropped half is above one half, or equal to it and the kept part is odd.
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) >> 16
+    quiet_nan = (bits >> 16) | 0x40  # keep sign and payload's top; the quiet bit keeps it a NaN
+    return np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint16)
+
+
+def _bf16_from_bits(bits) -> np.ndarray:
+    """16-bit patterns -> the float32 values they stand for (exact: bf16 is float32's top half)."""
+    return (np.asarray(bits).view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def _round_to_odd_float32(x: np.ndarray) -> np.ndarray:
+    """Wider values -> float32, rounded toward zero with the last bit set when inexact.
+
+    A value rounded to odd in float32 rounds to bf16 exactly as the original would: the sticky
+    last bit remembers that something was dropped, so the second rounding is not a double rounding.
+    """
+    wide = x.astype(np.float64)
+    narrow = wide.astype(np.float32)
+    narrow = np.where(np.abs(narrow) > np.abs(wide), np.nextafter(narrow, np.float32(0)), narrow)
+    return (narrow.view(np.uint32) | (narrow != wide)).astype(np.uint32).view(np.float32)
+
+
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """Values rounded to bf16 precision (to nearest, ties to even), as float32."""
+    x = np.asarray(x)
+    if x.dtype not in (np.float32, np.float16):
+        x = _round_to_odd_float32(x)
+    return _bf16_from_bits(_bf16_bits(x))
+# --8<-- [end:bf16]
+
+
+def _bits(x, dtype: ir.DType) -> np.ndarray:
+    """The bit patterns of values of `dtype`, as unsigned integers of its width."""
+    if dtype.is_bf16():
+        return _bf16_bits(x)
+    return np.asarray(x).view(f"u{dtype.itemsize}")
+
+
+def _from_bits(bits: np.ndarray, dtype: ir.DType) -> np.ndarray:
+    return _bf16_from_bits(bits) if dtype.is_bf16() else bits.view(_np(dtype))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Memory: the caller's arrays in one flat address space.
+# ---------------------------------------------------------------------------------------------------
+
+def _storage(dtype: ir.DType) -> np.dtype:
+    """How memory holds a dtype: bf16 as its 16-bit pattern, int1 as a byte."""
+    return {"bf16": np.dtype(np.uint16), "int1": np.dtype(np.uint8)}.get(dtype.name, _np(dtype))
+
+
+def _decode(stored: np.ndarray, dtype: ir.DType) -> np.ndarray:
+    if dtype.is_bf16():
+        return _bf16_from_bits(stored)
+    return stored != 0 if dtype.is_bool() else stored
+
+
+def _encode(values, dtype: ir.DType) -> np.ndarray:
+    if dtype.is_bf16():
+        return _bf16_bits(values)
+    return np.asarray(values).astype(_storage(dtype), copy=False)
+
+
+@dataclass
+class Allocation:
+    """One caller's array: its name (the argument's), its base address and its bytes."""
+
+    name: str
+    base: int
+    data: np.ndarray  # a uint8 view of the caller's array, so writes land in it
+    views: dict = field(default_factory=dict)
+
+    @property
+    def end(self) -> int:
+        return self.base + self.data.size
+
+    def view(self, storage: np.dtype) -> np.ndarray:
+        """The array's whole elements as `storage` (cached: every load would ask again)."""
+        if storage not in self.views:
+            whole = self.data.size - self.data.size % storage.itemsize
+            self.views[storage] = self.data[:whole].view(storage)
+        return self.views[storage]
+
+
+# --8<-- [start:memory]
+class Memory:
+    """Maps the caller's arrays into one address space, so pointers are plain int64 addresses.
+
+    Bases are aligned to 256 bytes and separated by at least 256 unused bytes, so a pointer just
+    past an array (or just before it) falls in no array and is reported, never silently read.
+    The first base is far from 0, so a null pointer is in no array either.
+    """
+
+    ALIGNMENT = 256
+    GUARD = 256
+    FIRST_BASE = 0x10000
+
+    def __init__(self):
+        self.allocations: list[Allocation] = []
+        self._bases = np.empty(0, np.int64)
+        self._sizes = np.empty(0, np.int64)
+        self._next_base = self.FIRST_BASE
+
+    def add(self, buffer: np.ndarray, name: str) -> int:
+        """Map `buffer` (any dtype, contiguous) and return its base address."""
+        if not (buffer.flags.c_contiguous or buffer.flags.f_contiguous):
+            raise LaunchError(f"argument {name!r}: the interpreter needs a contiguous array; "
+                              f"pass np.ascontiguousarray(...) instead of a strided view")
+        data = buffer.reshape(-1, order="A").view(np.uint8)
+        base = self._next_base
+        self.allocations.append(Allocation(name, base, data))
+        self._bases = np.append(self._bases, base)
+        self._sizes = np.append(self._sizes, data.size)
+        end_with_guard = base + data.size + self.GUARD
+        self._next_base = -(-end_with_guard // self.ALIGNMENT) * self.ALIGNMENT
+        return base
+
+    def load(self, addresses, mask, dtype: ir.DType, loc: Loc | None) -> np.ndarray:
+        """The values at `addresses` (0 where `mask` is false)."""
+        shape = np.shape(addresses)
+        out = np.zeros(int(np.prod(shape)), _np(dtype))
+        for lanes, stored, index in self._resolve("load reads", addresses, mask, dtype, loc):
+            out[lanes] = _decode(stored[index], dtype)
+        return out.reshape(shape)
+
+    def store(self, addresses, values, mask, dtype: ir.DType, loc: Loc | None) -> None:
+        values = np.broadcast_to(values, np.shape(addresses)).reshape(-1)
+        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc):
+            stored[index] = _encode(values[lanes], dtype)
+
+    def atomic(self, kind: str, addresses, values, mask, dtype: ir.DType, loc: Loc | None):
+        """Apply `kind` (add, max, min, xchg, and, or, xor) lane by lane; return the old values."""
+        combine = ATOMIC_KINDS[kind]
+        values = np.broadcast_to(values, np.shape(addresses)).reshape(-1)
+        return self._read_modify_write(f"atomic_{kind} updates", addresses, mask, dtype, loc,
+                                       lambda old, lanes: combine(old, values[lanes]))
+
+    def atomic_cas(self, addresses, expected, values, dtype: ir.DType, loc: Loc | None):
+        """Where memory holds `expected` (bit for bit), write `values`; return the old values."""
+        shape = np.shape(addresses)
+        expected = np.broadcast_to(expected, shape).reshape(-1)
+        values = np.broadcast_to(values, shape).reshape(-1)
+
+        def swap(old, lanes):
+            same = _bits(old, dtype) == _bits(expected[lanes], dtype)
+            return np.where(same, values[lanes], old)
+        return self._read_modify_write("atomic_cas updates", addresses, None, dtype, loc, swap)
+
+    def _read_modify_write(self, verb, addresses, mask, dtype, loc, update) -> np.ndarray:
+        shape = np.shape(addresses)
+        old = np.zeros(int(np.prod(shape)), _np(dtype))
+        for lanes, stored, index in self._resolve(verb, addresses, mask, dtype, loc):
+            # Lanes run one after another in element order. Each round applies, vectorized, the
+            # first waiting lane of every address, so lanes sharing an address all take effect.
+            waiting = np.arange(lanes.size)
+            while waiting.size:
+                _, first = np.unique(index[waiting], return_index=True)
+                now = waiting[first]
+                current = _decode(stored[index[now]], dtype)
+                old[lanes[now]] = current
+                stored[index[now]] = _encode(_as(dtype, update(current, lanes[now])), dtype)
+                waiting = np.delete(waiting, first)
+        return old.reshape(shape)
+
+    def _resolve(self, verb: str, addresses, mask, dtype: ir.DType, loc: Loc | None):
+        """Group the active lanes by the array they fall in: [(lanes, typed array, element index)].
+
+        Raises an InterpreterError if an active lane is outside every array or misaligned.
+        """
+        shape = np.shape(addresses)
+        flat = np.asarray(addresses, np.int64).reshape(-1)
+        lanes = np.arange(flat.size) if mask is None else np.flatnonzero(mask)
+        address = flat[lanes]
+        size = _storage(dtype).itemsize
+        if not self.allocations:
+            which = np.full(address.shape, -1)
+            bad = np.ones(address.shape, bool)
+        else:
+            which = np.searchsorted(self._bases, address, side="right") - 1
+            offset = address - self._bases[which]
+            bad = (which < 0) | (offset + size > self._sizes[which]) | (address % size != 0)
+        if bad.any():
+            first = int(np.argmax(bad))
+            raise self._fault(verb, int(address[first]), int(lanes[first]), int(bad.sum()), shape,
+                              dtype, loc)
+        if lanes.size == 0:
+            return []
+        arrays = which[:1] if (which == which[0]).all() else np.unique(which)
+        groups = []
+        for w in arrays:
+            alloc = self.allocations[w]
+            chosen = which == w
+            groups.append((lanes[chosen], alloc.view(_storage(dtype)), offset[chosen] // size))
+        return groups
+
+    def _fault(self, verb, address, lane, count, shape, dtype, loc) -> InterpreterError:
+        """An error for people: which array the address is near, and which element it would be."""
+        size = _storage(dtype).itemsize
+        near = self._nearest(address)
+        hint = ("mask the lanes that fall outside the array, e.g. mask=offsets < n "
+                "(masked-off lanes never touch memory)")
+        if near is None:
+            what = f"address {address:#x}, which is in no array"
+        else:
+            offset = address - near.base
+            if 0 <= offset and offset + size <= near.data.size:
+                what = (f"{near.name} at byte offset {offset}, which is not a multiple of "
+                        f"{size} bytes, the size of {dtype}")
+                hint = "pointer offsets count elements, not bytes: ptr + i moves i elements"
+            elif offset < 0:
+                what = f"{near.name}[{offset // size}], before its first element"
+            else:
+                what = (f"{near.name}[{offset // size}], past the end of its "
+                        f"{near.data.size // size} elements")
+        where = f" (tile element {tuple(int(i) for i in np.unravel_index(lane, shape))})" if shape else ""
+        more = f"; {count} lanes are outside their arrays" if count > 1 else ""
+        return InterpreterError(loc, f"{verb} {what}{where}{more}", hint)
+
+    def _nearest(self, address: int) -> Allocation | None:
+        """The array an address is close to (within the array's own size), if any."""
+        def distance(a: Allocation) -> int:
+            return max(a.base - address, address - a.end + 1, 0)
+        best = min(self.allocations, key=distance, default=None)
+        if best is None or distance(best) > max(best.data.size, 4096):
+            return None
+        return best
+# --8<-- [end:memory]
+
+
+ATOMIC_KINDS: dict[str, Callable] = {
+    "add": np.add, "max": np.maximum, "min": np.minimum, "xchg": lambda old, new: new,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The rules: how each op computes its results from its operands' values.
+# ---------------------------------------------------------------------------------------------------
+
+def _widen(x):
+    """fp16 computes in float32 (correctly rounded back: float32 has more than twice the bits)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _elementwise(fn: Callable) -> Callable:
+    return lambda program, op, *xs: _as(op.result.dtype, fn(*map(_widen, xs)))
+
+
+def _div(a, b):
+    if a.dtype.kind in "iu":
+        return (a - np.fmod(a, b)) // b  # an exact division, so floor is truncation: C's quotient
+    return a / b
+
+
+def _umulhi(a, b):
+    bits = a.dtype.itemsize * 8
+    if bits <= 32:
+        wide = np.int64 if a.dtype.kind == "i" else np.uint64
+        return (a.astype(wide) * b.astype(wide)) >> bits
+    high = (np.asarray(a, object) * np.asarray(b, object)) >> bits  # Python ints: no overflow
+    return np.asarray(high & ((1 << bits) - 1), object).astype(np.uint64).view(a.dtype)
+
+
+def _float_to_int(x, dtype: ir.DType):
+    """Truncate toward zero, saturating at the integer's range (NaN -> 0), as `cvt.rzi` does."""
+    info = np.iinfo(_np(dtype))
+    whole = np.trunc(np.nan_to_num(np.asarray(x, np.float64), nan=0.0))
+    result = np.clip(whole, info.min, info.max).astype(_np(dtype))
+    # float64 cannot hold a 64-bit maximum; the clip rounded it up, so fix the top end here.
+    return np.where(whole >= float(info.max), info.max, result).astype(_np(dtype))
+
+
+def _cast(program, op, x):
+    source, target = op.operands[0].dtype, op.result.dtype
+    if source.is_floating() and target.is_int() and not target.is_bool():
+        return _float_to_int(x, target)
+    return _as(target, x)
+
+
+def _addptr(program, op, pointer, offset):
+    return pointer + np.asarray(offset).astype(np.int64) * op.result.dtype.pointee.itemsize
+
+
+REDUCERS: dict[str, Callable] = {
+    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.maximum.reduce,
+    "min": np.minimum.reduce, "argmax": np.argmax, "argmin": np.argmin,
+    "xor": np.bitwise_xor.reduce, "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
+}
+SCANS: dict[str, Callable] = {
+    "sum": np.add.accumulate, "prod": np.multiply.accumulate,
+    "max": np.maximum.accumulate, "min": np.minimum.accumulate,
+}
+
+
+def _reduce(program, op, x):
+    return _as(op.result.dtype, REDUCERS[op.attrs["kind"]](_widen(x), axis=op.attrs["axis"]))
+
+
+def _scan(program, op, x):
+    axis, scan = op.attrs["axis"], SCANS[op.attrs["kind"]]
+    x = _widen(x)
+    if op.attrs.get("reverse", False):
+        return _as(op.result.dtype, np.flip(scan(np.flip(x, axis), axis=axis), axis))
+    return _as(op.result.dtype, scan(x, axis=axis))
+
+
+def _dot(program, op, a, b, acc):
+    inputs = op.operands[0].dtype
+    if inputs.is_floating():
+        compute = np.float64 if inputs.is_fp64() else np.float32
+    else:
+        compute = np.int64  # exact for any tile an integer dot can hold; wraps into acc's type
+    product = a.astype(compute) @ b.astype(compute)
+    return _as(op.result.dtype, product + acc.astype(compute))
+
+
+def _load(program, op, pointer, mask=None, other=None):
+    loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc)
+    return loaded if other is None else np.where(mask, loaded, other)
+
+
+def _store(program, op, pointer, value, mask=None):
+    program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc)
+
+
+def _atomic(program, op, pointer, value, mask=None):
+    return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc)
+
+
+def _atomic_cas(program, op, pointer, expected, value):
+    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc)
+
+
+def _for(program, op, lower, upper, step, *carried):
+    if step == 0:
+        raise InterpreterError(op.loc, "for loop with step 0 never ends", "use a nonzero step")
+    induction = _np(op.operands[0].dtype).type
+    for i in range(int(lower), int(upper), int(step)):
+        carried = program.run(op.regions[0], [induction(i), *carried])
+    return carried
+
+
+def _if(program, op, condition):
+    if condition:
+        return program.run(op.regions[0], [])
+    return program.run(op.regions[1], []) if len(op.regions) > 1 else []
+
+
+def _while(program, op, *values):
+    before, after = op.regions
+    while True:
+        condition, *values = program.run(before, values)
+        if not condition:
+            return values
+        values = program.run(after, values)
+
+
+def _format(value, dtype: ir.DType, hex_: bool) -> str:
+    """One element as device_print shows it (C's %f for floats, zero-padded bits for hex)."""
+    if hex_:
+        return f"0x{int(value):0{max(dtype.bits // 4, 1)}x}"
+    if dtype.is_ptr():
+        return f"{int(value):#x}"
+    return f"{float(value):f}" if dtype.is_floating() else str(int(value))
+
+
+def _print(program, op, *values):
+    prefix, hex_ = op.attrs.get("prefix", ""), op.attrs.get("hex", False)
+    pid = ", ".join(map(str, program.pid))
+    for k, (value, operand) in enumerate(zip(values, op.operands)):
+        which = f"(operand {k}) " if len(values) > 1 else ""
+        shown = _bits(value, operand.dtype) if hex_ else np.asarray(value)
+        for index in np.ndindex(shown.shape):
+            text = _format(shown[index], operand.dtype, hex_)
+            print(f"pid ({pid}) idx ({', '.join(map(str, index))}) {prefix}{which}{text}")
+
+
+def _assert(program, op, condition):
+    failed = np.argwhere(~np.asarray(condition, bool))
+    if len(failed):
+        where = f" at element {tuple(int(i) for i in failed[0])}" if failed.shape[1] else ""
+        message = op.attrs.get("message", "")
+        raise InterpreterError(op.loc, f"device assertion failed in program "
+                                       f"{tuple(program.pid)}{where}: {message}")
+
+
+PREDICATES = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+              "eq": np.equal, "ne": np.not_equal}
+
+# --8<-- [start:rules]
+RULES: dict[str, Callable] = {
+    # indices and constants
+    "constant": lambda program, op: _as(op.result.dtype, op.attrs["value"])[()],
+    "program_id": lambda program, op: np.int32(program.pid[op.attrs["axis"]]),
+    "num_programs": lambda program, op: np.int32(program.grid[op.attrs["axis"]]),
+    "arange": lambda program, op: np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32),
+    # shapes
+    "splat": lambda program, op, x: np.full(op.attrs["shape"], x, _np(op.result.dtype)),
+    "broadcast": lambda program, op, x: np.broadcast_to(x, op.attrs["shape"]),
+    "expand_dims": lambda program, op, x: np.expand_dims(x, op.attrs["axis"]),
+    "reshape": lambda program, op, x: np.reshape(x, op.attrs["shape"]),
+    "trans": lambda program, op, x: np.transpose(x, op.attrs["perm"]),
+    # elementwise arithmetic
+    "add": _elementwise(np.add), "sub": _elementwise(np.subtract),
+    "mul": _elementwise(np.multiply), "div": _elementwise(_div), "rem": _elementwise(np.fmod),
+    "minimum": _elementwise(np.minimum), "maximum": _elementwise(np.maximum),
+    "neg": _elementwise(np.negative), "abs": _elementwise(np.abs),
+    "and": _elementwise(np.bitwise_and), "or": _elementwise(np.bitwise_or),
+    "xor": _elementwise(np.bitwise_xor), "not": _elementwise(np.invert),
+    "shl": _elementwise(np.left_shift), "shr": _elementwise(np.right_shift),
+    "umulhi": _elementwise(_umulhi),
+    "exp": _elementwise(np.exp), "exp2": _elementwise(np.exp2), "log": _elementwise(np.log),
+    "log2": _elementwise(np.log2), "sqrt": _elementwise(np.sqrt),
+    "rsqrt": _elementwise(lambda x: 1 / np.sqrt(x)), "sin": _elementwise(np.sin),
+    "cos": _elementwise(np.cos), "tanh": _elementwise(np.tanh),
+    "erf": _elementwise(np.vectorize(math.erf, otypes=[np.float64])),
+    "floor": _elementwise(np.floor), "ceil": _elementwise(np.ceil), "pow": _elementwise(np.power),
+    # one rounding, near enough: the float64 product of two fp32 values is exact
+    "fma": lambda program, op, a, b, c: _as(op.result.dtype, np.asarray(a, np.float64) * b + c),
+    "cmp": lambda program, op, a, b: PREDICATES[op.attrs["predicate"]](a, b),
+    "select": lambda program, op, c, a, b: np.where(c, a, b),
+    "cast": _cast,
+    "bitcast": lambda program, op, x: _from_bits(_bits(x, op.operands[0].dtype), op.result.dtype),
+    # memory
+    "addptr": _addptr, "load": _load, "store": _store, "atomic": _atomic,
+    "atomic_cas": _atomic_cas,
+    # across a tile
+    "reduce": _reduce, "scan": _scan, "dot": _dot,
+    # control flow: the rule runs the regions and returns the list of results
+    "for": _for, "if": _if, "while": _while,
+    # the rest
+    "print": _print, "assert": _assert,
+    "hint": lambda program, op, x: x,
+    "barrier": lambda program, op: None,
+}
+TERMINATORS = ("yield", "condition")  # not evaluated: `Program.run` returns their operands
+# --8<-- [end:rules]
+
+
+# --8<-- [start:run]
+@dataclass
+class Program:
+    """One program instance: its id, the grid, memory, and the value of every SSA value so far."""
+
+    pid: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    memory: Memory
+    env: dict[int, Any]
+
+    def run(self, block: ir.Block, args: list) -> list:
+        """Run a block's ops in order; return the values its terminator passes on."""
+        env = self.env
+        for arg, value in zip(block.args, args):
+            env[id(arg)] = value
+        for op in block.ops:
+            operands = [env[id(v)] for v in op.operands]
+            if op.name in TERMINATORS:
+                return operands
+            result = RULES[op.name](self, op, *operands)
+            if op.name in ir.REGION_OPS:
+                env.update(zip(map(id, op.results), result))
+            elif op.results:
+                env[id(op.results[0])] = result
+        return []
+
+
+def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: Memory) -> None:
+    """Run `fn` once per program id over the grid (x fastest), one program after another.
+
+    `args[i]` is the value of `fn.args[i]`: an address from `memory.add` for a pointer, a Python
+    number for a scalar (converted to the argument's dtype).
+    """
+    if len(args) != len(fn.args):
+        raise LaunchError(f"{fn.name} takes {len(fn.args)} arguments, got {len(args)}")
+    values = {id(param): _as(param.dtype, value)[()] for param, value in zip(fn.args, args)}
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on a GPU
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    Program((x, y, z), grid, memory, dict(values)).run(fn.body, [])
+# --8<-- [end:run]

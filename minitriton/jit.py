@@ -1,0 +1,232 @@
+"""The JIT front: `@jit`, `kernel[grid](*args, num_warps=, num_stages=, **constexprs)`.
+
+A launch binds the arguments to the kernel's parameters, reads from each runtime argument what the
+compiler specializes on (its dtype, whether an address or an integer is divisible by 16, whether an
+integer is 1), looks that key up in the function's in-memory cache, compiles on a miss (through
+`compiler.compile`, which also consults the disk cache), and launches. Chapter: 01-introduction.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import os
+from typing import Any, Callable
+
+from . import ir
+from .errors import LaunchError
+
+# --8<-- [start:arg_dtypes]
+# Element types of the arrays a launch may receive, by the name their library gives them.
+_TORCH_DTYPES = {
+    "torch.float16": ir.float16, "torch.bfloat16": ir.bfloat16, "torch.float32": ir.float32,
+    "torch.float64": ir.float64, "torch.int8": ir.int8, "torch.int16": ir.int16,
+    "torch.int32": ir.int32, "torch.int64": ir.int64, "torch.uint8": ir.uint8,
+    "torch.uint16": ir.uint16, "torch.uint32": ir.uint32, "torch.uint64": ir.uint64,
+    "torch.bool": ir.int1,
+}
+# --8<-- [end:arg_dtypes]
+
+
+def array_dtype(x) -> ir.DType | None:
+    """The element dtype of an array argument (torch, numpy, CUDA array interface), or None."""
+    torch_dtype = getattr(x, "dtype", None)
+    if hasattr(x, "data_ptr") and str(torch_dtype) in _TORCH_DTYPES:
+        return _TORCH_DTYPES[str(torch_dtype)]
+    interface = getattr(x, "__cuda_array_interface__", None) or getattr(x, "__array_interface__", None)
+    if interface is not None:
+        import numpy as np
+        return ir.dtype_from_numpy(np.dtype(interface["typestr"]))
+    return None
+
+
+def array_address(x) -> int:
+    if hasattr(x, "data_ptr"):
+        return x.data_ptr()
+    interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
+    return interface["data"][0]
+
+
+# --8<-- [start:specialize]
+def specialize(name: str, value) -> tuple:
+    """The facts about one runtime argument that the compiled code may depend on (the cache key)."""
+    if isinstance(value, bool):
+        return ("i1",)
+    if isinstance(value, int):
+        if -2**31 <= value < 2**31:
+            kind = "i32"
+        elif -2**63 <= value < 2**63:
+            kind = "i64"
+        elif value < 2**64:
+            kind = "u64"
+        else:
+            raise LaunchError(f"argument `{name}` = {value} does not fit in 64 bits")
+        return (kind, value % 16 == 0, value == 1)
+    if isinstance(value, float):
+        return ("fp32",)
+    dtype = array_dtype(value)
+    if dtype is None:
+        raise LaunchError(f"argument `{name}` is a {type(value).__name__}; expected an array (torch "
+                          f"tensor, numpy array, DeviceArray), an int, a float or a bool")
+    return ("*" + dtype.name, array_address(value) % 16 == 0)
+
+
+def arg_spec(key: tuple):
+    """The frontend's ArgSpec for one specialization key."""
+    from .frontend import ArgSpec
+    kind = key[0]
+    if kind.startswith("*"):
+        return ArgSpec(ir.pointer_type(ir.SCALAR_DTYPES[kind[1:]]), divisible_by_16=key[1])
+    if kind in ("i32", "i64", "u64"):
+        dtype = {"i32": ir.int32, "i64": ir.int64, "u64": ir.uint64}[kind]
+        return ArgSpec(dtype, divisible_by_16=key[1], equals_one=key[2])
+    return ArgSpec({"fp32": ir.float32, "i1": ir.int1}[kind])
+# --8<-- [end:specialize]
+
+
+def interpreting() -> bool:
+    """MINITRITON_INTERPRET=1 runs kernels in the numpy interpreter; read at every launch."""
+    return os.environ.get("MINITRITON_INTERPRET", "0") not in ("", "0")
+
+
+class JITFunction:
+    """A kernel (or a helper that kernels call): the Python function, parsed once, compiled per key."""
+
+    def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False):
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexpr_names = {name for name, p in self.signature.parameters.items()
+                                if _is_constexpr(p.annotation)}
+        self.do_not_specialize = {self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
+        self.cache: dict[tuple, Any] = {}
+        functools.update_wrapper(self, fn)
+
+    @functools.cached_property
+    def parsed(self):
+        from .frontend import parse
+        return parse(self.fn)
+
+    @functools.cached_property
+    def src(self) -> str:
+        return inspect.getsource(self.fn)
+
+    @functools.cached_property
+    def cache_key(self) -> str:
+        """A hash of this function's source and of every @jit function and global constant it uses."""
+        h = hashlib.sha256()
+        for source in dependency_sources(self):
+            h.update(source.encode())
+        return h.hexdigest()
+
+    def __call__(self, *args, **kwargs):
+        raise LaunchError(f"{self.__name__} is a @jit function: launch it as {self.__name__}[grid](...) "
+                          "or call it from another @jit function")
+
+    def __getitem__(self, grid) -> Callable:
+        return functools.partial(self.run, grid=grid)
+
+    # --8<-- [start:run]
+    def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3, **kwargs):
+        """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`."""
+        bound = self.bind(args, kwargs)
+        kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
+        if callable(grid):
+            grid = grid(bound)
+        kernel.launch(_grid3(grid), [bound[n] for n in kernel.runtime_args])
+        return kernel
+    # --8<-- [end:run]
+
+    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, target: str | None = None,
+               **kwargs):
+        """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""
+        return self.kernel_for(self.bind(args, kwargs), num_warps, num_stages, target)
+
+    def bind(self, args, kwargs) -> dict[str, Any]:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise LaunchError(f"{self.__name__}[grid](...): {e}; its parameters are "
+                              f"({', '.join(self.arg_names)})") from None
+        bound.apply_defaults()
+        return bound.arguments
+
+    def kernel_for(self, bound: dict, num_warps: int, num_stages: int, target: str | None):
+        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
+            raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
+        backend = "interpreter" if interpreting() and target is None else (target or "cuda")
+        specs, constexprs = [], []
+        for name, value in bound.items():
+            if name in self.constexpr_names or value is None or isinstance(value, (str, ir.DType)):
+                constexprs.append((name, _hashable(value)))
+            elif name in self.do_not_specialize and isinstance(value, int) and not isinstance(value, bool):
+                specs.append((name, ("i32" if -2**31 <= value < 2**31 else "i64", False, False)))
+            else:
+                specs.append((name, specialize(name, value)))
+        key = (tuple(specs), tuple(constexprs), num_warps, num_stages, backend)
+        kernel = self.cache.get(key)
+        if kernel is None:
+            from .compiler import Options, compile
+            options = Options(num_warps=num_warps, num_stages=num_stages, target=backend)
+            kernel = compile(self, dict(specs), dict(constexprs), options)
+            self.cache[key] = kernel
+        return kernel
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(value)
+    return getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+
+
+def _is_constexpr(annotation) -> bool:
+    if annotation is inspect.Parameter.empty:
+        return False
+    if isinstance(annotation, str):
+        return annotation.endswith("constexpr")
+    return getattr(annotation, "__name__", "") == "constexpr"
+
+
+def _grid3(grid) -> tuple[int, int, int]:
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
+        raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+def dependency_sources(fn: JITFunction) -> list[str]:
+    """The sources of `fn` and of every @jit function it may call, with the global constants read."""
+    seen: dict[int, str] = {}
+
+    def visit(f: JITFunction):
+        if id(f) in seen:
+            return
+        seen[id(f)] = f.src
+        scope = f.parsed.globals
+        for node in ast.walk(f.parsed.tree):
+            if isinstance(node, ast.Name) and node.id in scope:
+                value = scope[node.id]
+            elif isinstance(node, ast.Attribute):
+                base = node.value.id if isinstance(node.value, ast.Name) else None
+                value = getattr(scope.get(base), node.attr, None) if base in scope else None
+            else:
+                continue
+            if isinstance(value, JITFunction):
+                visit(value)
+            elif isinstance(value, (int, float, bool, str)) or type(value).__name__ == "constexpr":
+                seen[id(node)] = f"{getattr(node, 'id', '')}={_hashable(value)!r}"
+
+    visit(fn)
+    return list(seen.values())
+
+
+# --8<-- [start:jit]
+def jit(fn: Callable | None = None, *, do_not_specialize=(), debug=None, noinline=False, **_):
+    """Mark a function as a kernel (launch it with fn[grid](...)) or a helper other kernels call."""
+    if fn is None:
+        return functools.partial(jit, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+    return JITFunction(fn, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+# --8<-- [end:jit]

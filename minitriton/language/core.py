@@ -1,0 +1,599 @@
+"""`minitriton.language` (imported as `tl`): what a kernel may call, mirroring `triton.language`.
+
+Each builtin takes the frontend's values (a `tensor` wrapping an IR value, or a Python constant),
+hands them to `semantic`, and wraps what comes back. Calling one outside a kernel is an error: these
+functions build IR, they do not compute. Chapter: 02-frontend.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from .. import ir
+from ..ir import DType
+from . import semantic
+from .semantic import SemanticError, Weak
+
+# The dtypes, under Triton's names (one home: minitriton.ir).
+dtype = DType
+int1, int8, int16, int32, int64 = ir.int1, ir.int8, ir.int16, ir.int32, ir.int64
+uint8, uint16, uint32, uint64 = ir.uint8, ir.uint16, ir.uint32, ir.uint64
+float16, bfloat16, float32, float64 = ir.float16, ir.bfloat16, ir.float32, ir.float64
+pointer_type = ir.pointer_type
+
+
+class constexpr:
+    """A compile-time constant: as an annotation (`BLOCK: tl.constexpr`) or a wrapper (`tl.constexpr(4)`)."""
+
+    def __init__(self, value: Any):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __eq__(self, other) -> bool:
+        return self.value == _unwrap(other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
+
+
+def builtin(fn):
+    """Mark a function as a language builtin: the frontend calls it directly while it builds IR."""
+    fn.__minitriton_builtin__ = True
+    return fn
+
+
+def _operand(x):
+    """The semantic layer's view of an argument: an IR value, or a Weak Python number."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        return x.handle
+    if isinstance(x, (bool, int, float)):
+        return Weak(x)
+    if isinstance(x, ir.Value):
+        return x
+    raise SemanticError(f"expected a tensor or a number, got {type(x).__name__} {x!r}")
+
+
+def _value(x) -> ir.Value:
+    v = _operand(x)
+    return semantic.scalar_constant(v.value) if isinstance(v, Weak) else v
+
+
+def _const(x, what: str):
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        raise SemanticError(f"{what} must be a compile-time constant, got a tensor",
+                            "annotate the argument with tl.constexpr or use a literal")
+    return x
+
+
+def _const_int(x, what: str) -> int:
+    x = _const(x, what)
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise SemanticError(f"{what} must be an integer constant, got {x!r}")
+    return x
+
+
+def _shape(shape, what: str = "shape") -> tuple[int, ...]:
+    shape = _unwrap(shape)
+    if isinstance(shape, (int, tensor)):
+        shape = (shape,)
+    return tuple(_const_int(s, what) for s in shape)
+
+
+def _dtype(x) -> DType:
+    x = _unwrap(x)
+    if not isinstance(x, DType):
+        raise SemanticError(f"expected a dtype such as tl.float32, got {x!r}")
+    return x
+
+
+# --8<-- [start:tensor]
+class tensor:
+    """A tile (or scalar) inside a kernel being compiled: a handle on the IR value that holds it."""
+
+    def __init__(self, handle: ir.Value):
+        self.handle = handle
+
+    @property
+    def dtype(self) -> DType:
+        return self.handle.dtype
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self.handle.shape)
+
+    @property
+    def type(self) -> ir.Type:
+        return self.handle.type
+
+    @property
+    def numel(self) -> int:
+        return self.handle.type.numel
+
+    def __repr__(self) -> str:
+        return f"tensor<{self.handle.type}>"
+
+    def __bool__(self):
+        raise SemanticError("a tensor's truth value is only known when the kernel runs",
+                            "use it as the condition of an if or while, or combine masks with & and |")
+
+    # Python's operators, through the semantic rules.
+    def __add__(self, o): return _binary("add", self, o)
+    def __radd__(self, o): return _binary("add", o, self)
+    def __sub__(self, o): return _binary("sub", self, o)
+    def __rsub__(self, o): return _binary("sub", o, self)
+    def __mul__(self, o): return _binary("mul", self, o)
+    def __rmul__(self, o): return _binary("mul", o, self)
+    def __truediv__(self, o): return _binary("div", self, o)
+    def __rtruediv__(self, o): return _binary("div", o, self)
+    def __floordiv__(self, o): return _binary("floordiv", self, o)
+    def __rfloordiv__(self, o): return _binary("floordiv", o, self)
+    def __mod__(self, o): return _binary("rem", self, o)
+    def __rmod__(self, o): return _binary("rem", o, self)
+    def __and__(self, o): return _binary("and", self, o)
+    def __rand__(self, o): return _binary("and", o, self)
+    def __or__(self, o): return _binary("or", self, o)
+    def __ror__(self, o): return _binary("or", o, self)
+    def __xor__(self, o): return _binary("xor", self, o)
+    def __rxor__(self, o): return _binary("xor", o, self)
+    def __lshift__(self, o): return _binary("shl", self, o)
+    def __rlshift__(self, o): return _binary("shl", o, self)
+    def __rshift__(self, o): return _binary("shr", self, o)
+    def __rrshift__(self, o): return _binary("shr", o, self)
+    def __lt__(self, o): return tensor(semantic.compare("lt", _operand(self), _operand(o)))
+    def __le__(self, o): return tensor(semantic.compare("le", _operand(self), _operand(o)))
+    def __gt__(self, o): return tensor(semantic.compare("gt", _operand(self), _operand(o)))
+    def __ge__(self, o): return tensor(semantic.compare("ge", _operand(self), _operand(o)))
+    def __eq__(self, o): return tensor(semantic.compare("eq", _operand(self), _operand(o)))
+    def __ne__(self, o): return tensor(semantic.compare("ne", _operand(self), _operand(o)))
+    def __neg__(self): return tensor(semantic.unary("neg", self.handle))
+    def __pos__(self): return self
+    def __invert__(self): return tensor(semantic.unary("not", self.handle))
+    def __abs__(self): return abs(self)
+    __hash__ = object.__hash__
+    # --8<-- [end:tensor]
+
+    def __getitem__(self, slices):
+        """`x[:, None]`: a None adds a dimension of size 1, a `:` keeps one."""
+        if not isinstance(slices, tuple):
+            slices = (slices,)
+        result, dim = self, 0
+        for s in slices:
+            s = _unwrap(s)
+            if s is None:
+                result = expand_dims(result, dim)
+                dim += 1
+            elif isinstance(s, slice) and s == slice(None):
+                dim += 1
+            else:
+                raise SemanticError(f"unsupported index {s!r} on a tensor",
+                                    "tiles take only `:` and `None` (x[:, None]); index memory "
+                                    "through pointers with tl.load")
+        return result
+
+    def to(self, dtype, bitcast=False, fp_downcast_rounding=None):
+        return cast(self, dtype, bitcast)
+
+    @property
+    def T(self):
+        return trans(self)
+
+    def __iter__(self):
+        raise SemanticError("cannot iterate over a tensor", "loop with range() over indices")
+
+    # Methods that mirror the free functions, as on triton.language.tensor.
+    def reshape(self, *shape, can_reorder=False): return reshape(self, shape[0] if len(shape) == 1 and not isinstance(_unwrap(shape[0]), int) else shape)
+    def view(self, *shape): return self.reshape(*shape)
+    def trans(self, *dims): return trans(self, *dims)
+    def permute(self, *dims): return permute(self, *dims)
+    def broadcast_to(self, *shape): return broadcast_to(self, *shape)
+    def expand_dims(self, axis): return expand_dims(self, axis)
+    def sum(self, axis=None, keep_dims=False, dtype=None): return sum(self, axis, keep_dims, dtype)
+    def max(self, axis=None, return_indices=False, keep_dims=False): return max(self, axis, return_indices, keep_dims=keep_dims)
+    def min(self, axis=None, return_indices=False, keep_dims=False): return min(self, axis, return_indices, keep_dims=keep_dims)
+    def argmax(self, axis, keep_dims=False): return argmax(self, axis, keep_dims=keep_dims)
+    def argmin(self, axis, keep_dims=False): return argmin(self, axis, keep_dims=keep_dims)
+    def cumsum(self, axis=0, reverse=False): return cumsum(self, axis, reverse)
+    def exp(self): return exp(self)
+    def log(self): return log(self)
+    def sqrt(self): return sqrt(self)
+    def abs(self): return abs(self)
+
+
+def _binary(op: str, a, b) -> tensor:
+    return tensor(semantic.binary(op, _operand(a), _operand(b)))
+
+
+# --8<-- [start:builtins]
+@builtin
+def program_id(axis) -> tensor:
+    """The index of this program instance along `axis` of the launch grid."""
+    return tensor(semantic.program_id(_const_int(axis, "program_id's axis")))
+
+
+@builtin
+def num_programs(axis) -> tensor:
+    return tensor(semantic.num_programs(_const_int(axis, "num_programs' axis")))
+
+
+@builtin
+def arange(start, end) -> tensor:
+    """The int32 tile [start, start + 1, ..., end - 1]; its length must be a power of two."""
+    return tensor(semantic.arange(_const_int(start, "arange's start"), _const_int(end, "arange's end")))
+
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False) -> tensor:
+    """Read the elements `pointer` points at; where `mask` is false, give `other` instead."""
+    mask, other = _unwrap(mask), _unwrap(other)
+    return tensor(semantic.load(_value(pointer), None if mask is None else _operand(mask),
+                                None if other is None else _operand(other)))
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
+    """Write `value` where `pointer` points, only where `mask` is true."""
+    mask = _unwrap(mask)
+    semantic.store(_value(pointer), _operand(value), None if mask is None else _operand(mask))
+# --8<-- [end:builtins]
+
+
+@builtin
+def zeros(shape, dtype) -> tensor:
+    return full(shape, 0, dtype)
+
+
+@builtin
+def zeros_like(input) -> tensor:
+    return full(input.shape, 0, input.dtype)
+
+
+@builtin
+def full(shape, value, dtype) -> tensor:
+    value = _unwrap(value)
+    value = value.handle if isinstance(value, tensor) else value
+    return tensor(semantic.full(_shape(shape), value, _dtype(dtype)))
+
+
+@builtin
+def cast(input, dtype, bitcast=False, fp_downcast_rounding=None) -> tensor:
+    return tensor(semantic.cast(_value(input), _dtype(dtype), bool(_unwrap(bitcast))))
+
+
+@builtin
+def to_tensor(x) -> tensor:
+    return tensor(_value(x))
+
+
+@builtin
+def where(condition, x, y) -> tensor:
+    return tensor(semantic.where(_operand(condition), _operand(x), _operand(y)))
+
+
+@builtin
+def minimum(x, y, propagate_nan=None) -> tensor:
+    return tensor(semantic.minmax("minimum", _operand(x), _operand(y)))
+
+
+@builtin
+def maximum(x, y, propagate_nan=None) -> tensor:
+    return tensor(semantic.minmax("maximum", _operand(x), _operand(y)))
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=None) -> tensor:
+    return minimum(maximum(x, min), max)
+
+
+def _math(op: str):
+    def fn(x) -> tensor:
+        return tensor(semantic.math(op, _value(x)))
+    fn.__name__ = op
+    fn.__doc__ = f"Elementwise {op} of a float tile (integers are converted to fp32 first)."
+    return builtin(fn)
+
+
+exp, exp2, log, log2, sqrt, rsqrt = (_math(op) for op in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt"))
+sin, cos, tanh, erf, floor, ceil = (_math(op) for op in ("sin", "cos", "tanh", "erf", "floor", "ceil"))
+sqrt_rn = sqrt
+
+
+@builtin
+def abs(x) -> tensor:
+    v = _value(x)
+    return tensor(v if v.dtype.kind in ("uint",) or v.dtype.is_bool() else semantic.emit("abs", [v]))
+
+
+@builtin
+def fma(x, y, z) -> tensor:
+    a, b = semantic.meet(_operand(x), _operand(y), "fma")
+    a, c = semantic.meet(a, _operand(z), "fma")
+    b, _ = semantic.meet(b, c, "fma")
+    return tensor(semantic.emit("fma", [a, b, c]))
+
+
+@builtin
+def umulhi(x, y) -> tensor:
+    a, b = semantic.meet(_operand(x), _operand(y), "umulhi")
+    if not a.dtype.is_int():
+        raise SemanticError(f"umulhi needs integers, got {a.dtype}")
+    return tensor(semantic.emit("umulhi", [a, b]))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False) -> tensor:
+    return _binary("div", x, y)
+
+
+div_rn = fdiv
+
+
+@builtin
+def pow(x, y) -> tensor:
+    a, b = semantic.meet(_operand(x), _operand(y), "pow")
+    if not a.dtype.is_floating():
+        a, b = semantic.cast(a, float32), semantic.cast(b, float32)
+    return tensor(semantic.emit("pow", [a, b]))
+
+
+# --8<-- [start:reductions]
+def _reduce(kind: str):
+    def fn(input, axis=None, keep_dims=False):
+        axis = _unwrap(axis)
+        axis = None if axis is None else _const_int(axis, "the reduction axis")
+        return tensor(semantic.reduce(_value(input), axis, kind, bool(_unwrap(keep_dims))))
+    return fn
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
+    """The sum along `axis` (of everything when None); narrow integers are summed in 32 bits."""
+    x = cast(input, dtype) if _unwrap(dtype) is not None else input
+    return _reduce("sum")(x, axis, keep_dims)
+# --8<-- [end:reductions]
+
+
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        return _reduce("max")(input, axis, keep_dims), _reduce("argmax")(input, axis, keep_dims)
+    return _reduce("max")(input, axis, keep_dims)
+
+
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        return _reduce("min")(input, axis, keep_dims), _reduce("argmin")(input, axis, keep_dims)
+    return _reduce("min")(input, axis, keep_dims)
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _reduce("argmax")(input, axis, keep_dims)
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _reduce("argmin")(input, axis, keep_dims)
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False) -> tensor:
+    return _reduce("xor")(input, axis, keep_dims)
+
+
+@builtin
+def reduce_or(input, axis=None, keep_dims=False) -> tensor:
+    return _reduce("or")(input, axis, keep_dims)
+
+
+@builtin
+def reduce_and(input, axis=None, keep_dims=False) -> tensor:
+    return _reduce("and")(input, axis, keep_dims)
+
+
+@builtin
+def prod(input, axis=None, keep_dims=False) -> tensor:
+    return _reduce("prod")(input, axis, keep_dims)
+
+
+def _scan(kind: str):
+    def fn(input, axis=0, reverse=False):
+        return tensor(semantic.scan(_value(input), _const_int(axis, "the scan axis"), kind,
+                                    bool(_unwrap(reverse))))
+    fn.__name__ = f"cum{kind}"
+    return builtin(fn)
+
+
+cumsum, cumprod = _scan("sum"), _scan("prod")
+cummax, cummin = _scan("max"), _scan("min")
+
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=float32) -> tensor:
+    """`acc + input @ other` on tensor cores where the types allow; fp32 accumulation for fp16/bf16."""
+    precision = _unwrap(input_precision)
+    if precision is None and _unwrap(allow_tf32) is False:
+        precision = "ieee"
+    acc = _unwrap(acc)
+    return tensor(semantic.dot(_value(input), _value(other), None if acc is None else _value(acc),
+                               precision, _dtype(out_dtype)))
+
+
+@builtin
+def trans(input, *dims) -> tensor:
+    dims = tuple(_const_int(d, "trans's dims") for d in (_unwrap(dims[0]) if len(dims) == 1 and
+                                                            isinstance(_unwrap(dims[0]), (tuple, list)) else dims))
+    return tensor(semantic.trans(_value(input), dims))
+
+
+@builtin
+def permute(input, *dims) -> tensor:
+    return trans(input, *dims)
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False) -> tensor:
+    shape = _shape(shape[0] if len(shape) == 1 else shape)
+    return tensor(semantic.reshape(_value(input), shape))
+
+
+view = reshape
+
+
+@builtin
+def ravel(x) -> tensor:
+    return reshape(x, [x.numel])
+
+
+@builtin
+def broadcast_to(input, *shape) -> tensor:
+    shape = _shape(shape[0] if len(shape) == 1 else shape)
+    return tensor(semantic.broadcast_to(_value(input), shape))
+
+
+@builtin
+def broadcast(input, other):
+    a, b = semantic.broadcast_pair(_value(input), _value(other))
+    return tensor(a), tensor(b)
+
+
+@builtin
+def expand_dims(input, axis) -> tensor:
+    axis = _unwrap(axis)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    result = _value(input)
+    rank = len(result.shape) + len(axes)
+    for a in sorted(_const_int(a, "expand_dims's axis") % rank for a in axes):
+        result = semantic.expand_dims(result, a)
+    return tensor(result)
+
+
+@builtin
+def cdiv(x, div):
+    """ceil(x / div) for positive integers: the number of blocks of size `div` that cover `x`."""
+    x, div = _unwrap(x), _unwrap(div)
+    if isinstance(x, int) and isinstance(div, int):
+        return (x + div - 1) // div
+    return (x + div - 1) // div
+
+
+def _atomic(kind: str):
+    def fn(pointer, val, mask=None, sem=None, scope=None) -> tensor:
+        mask = _unwrap(mask)
+        return tensor(semantic.atomic(kind, _value(pointer), _operand(val),
+                                      None if mask is None else _operand(mask)))
+    fn.__name__ = f"atomic_{kind}"
+    return builtin(fn)
+
+
+atomic_add, atomic_max, atomic_min = _atomic("add"), _atomic("max"), _atomic("min")
+atomic_xchg, atomic_and, atomic_or, atomic_xor = (_atomic(k) for k in ("xchg", "and", "or", "xor"))
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
+    return tensor(semantic.atomic_cas(_value(pointer), _operand(cmp), _operand(val)))
+
+
+@builtin
+def multiple_of(input, values) -> tensor:
+    """Promise the compiler that each element (of a 1-D start) is a multiple of `values`."""
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "divisibility", tuple(_const_int(v, "multiple_of") for v in values)))
+
+
+@builtin
+def max_contiguous(input, values) -> tensor:
+    """Promise that runs of `values` consecutive elements are consecutive integers."""
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "contiguity", tuple(_const_int(v, "max_contiguous") for v in values)))
+
+
+@builtin
+def max_constancy(input, values) -> tensor:
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "constancy", tuple(_const_int(v, "max_constancy") for v in values)))
+
+
+@builtin
+def device_print(prefix, *args, hex=False) -> None:
+    """Print each element of each argument with its program id and index, as the kernel runs."""
+    prefix = _const(prefix, "device_print's prefix")
+    if not isinstance(prefix, str):
+        args, prefix = (prefix,) + args, ""
+    if prefix and not prefix.endswith(" ") and args:
+        prefix += " "
+    semantic.device_print(prefix, [_value(a) for a in args], bool(_unwrap(hex)))
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False) -> None:
+    """Print at compile time (constexprs and types, not runtime values)."""
+    builtins.print(*(_unwrap(v) for v in values), sep=sep, end=end, flush=flush)
+
+
+@builtin
+def static_assert(cond, msg="") -> None:
+    cond = _const(cond, "static_assert's condition")
+    if not cond:
+        raise SemanticError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+
+
+@builtin
+def device_assert(cond, msg="", mask=None) -> None:
+    c = _value(cond)
+    if _unwrap(mask) is not None:
+        c = semantic.binary("or", c, semantic.unary("lnot", _value(mask)))
+    semantic.device_assert(c, str(_unwrap(msg)))
+
+
+@builtin
+def debug_barrier() -> None:
+    semantic.builder().create("barrier", [])
+
+
+class static_range:
+    """`for i in tl.static_range(n)`: the loop is unrolled at compile time; `i` is a constexpr."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        arg1, arg2, step = _unwrap(arg1), _unwrap(arg2), _unwrap(step)
+        self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
+        self.step = 1 if step is None else step
+
+    def __iter__(self):
+        return iter(builtins.range(self.start, self.end, self.step))
+
+
+class range:
+    """`for i in tl.range(lo, hi, step, num_stages=...)`: a loop kept in the IR (not unrolled)."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+        self.args = (0, arg1) if arg2 is None else (arg1, arg2)
+        self.step = 1 if step is None else step
+        self.num_stages = _unwrap(num_stages)
+
+
+def is_builtin(fn) -> bool:
+    return getattr(fn, "__minitriton_builtin__", False)
+
+

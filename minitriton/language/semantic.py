@@ -1,0 +1,533 @@
+"""The typing rules of the language: what `a + b`, `tl.load(p, mask)` or `tl.dot(a, b)` mean in tile IR.
+
+The frontend evaluates a kernel's expressions; every operation on tiles lands here, where operands are
+promoted to one dtype (Triton's rules), broadcast to one shape (numpy's rules), checked, and turned
+into IR ops on the builder the frontend installed. A mistake raises `SemanticError`, which the
+frontend turns into a `CompilationError` pointing at the kernel's line. Chapter: 02-frontend.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from .. import ir
+from ..ir import DType, Type, Value
+
+_builder: ir.Builder | None = None
+
+
+class SemanticError(Exception):
+    """A type or shape mistake in a kernel; `hint` says what is allowed instead."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
+
+
+@contextlib.contextmanager
+def building(builder: ir.Builder):
+    """Make `builder` the one every language function appends to, for the duration of a compile."""
+    global _builder
+    saved, _builder = _builder, builder
+    try:
+        yield builder
+    finally:
+        _builder = saved
+
+
+def builder() -> ir.Builder:
+    if _builder is None:
+        raise SemanticError("language functions can only be called inside a @jit kernel",
+                            "launch the kernel with kernel[grid](...) instead of calling it")
+    return _builder
+
+
+def emit(name: str, operands: list[Value], **attrs) -> Value:
+    return builder().value(name, operands, **attrs)
+
+
+# --8<-- [start:promotion]
+def integer_promote(a: DType, b: DType) -> DType:
+    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is wider."""
+    if a.is_bool():
+        return b
+    if b.is_bool():
+        return a
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    unsigned, signed = (a, b) if a.kind == "uint" else (b, a)
+    return unsigned if unsigned.bits >= signed.bits else signed
+
+
+def computation_type(a: DType, b: DType, op: str) -> DType:
+    """The dtype both operands of a binary op are converted to before the op (Triton's rules)."""
+    if a.is_floating() or b.is_floating():
+        if ir.float64 in (a, b):
+            return ir.float64
+        if ir.float32 in (a, b):
+            return ir.float32
+        if a.is_floating() and b.is_floating():
+            return a if a == b else ir.float32  # fp16 with bf16 meets at fp32
+        return a if a.is_floating() else b
+    if op == "div":  # `/` of two integers is a float division
+        return ir.float32
+    return integer_promote(a, b)
+# --8<-- [end:promotion]
+
+
+class Weak:
+    """A Python number in an expression: it takes the dtype of the tile it meets, if of the same kind."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def dtype(self) -> DType:
+        if isinstance(self.value, bool):
+            return ir.int1
+        if isinstance(self.value, int):
+            if -2**31 <= self.value < 2**31:
+                return ir.int32
+            if -2**63 <= self.value < 2**63:
+                return ir.int64
+            if 0 <= self.value < 2**64:
+                return ir.uint64
+            raise SemanticError(f"integer constant {self.value} does not fit in 64 bits")
+        return ir.float32
+
+
+def constant(value, dtype: DType) -> Value:
+    if dtype.is_floating():
+        value = float(value)
+    elif dtype.is_bool():
+        value = bool(value)
+    else:
+        value = int(value)
+        if dtype.kind == "uint":
+            value &= (1 << dtype.bits) - 1
+    return builder().constant(value, dtype)
+
+
+def scalar_constant(value) -> Value:
+    """The IR constant for a Python number (int32 if it fits, else int64; float32; int1)."""
+    return constant(value, Weak(value).dtype)
+
+
+def dtype_of(x) -> DType:
+    return x.dtype
+
+
+def meet(a, b, op: str) -> tuple[Value, Value]:
+    """Convert two operands (IR values or Python numbers) to one dtype, then broadcast to one shape."""
+    if isinstance(a, Weak) and isinstance(b, Weak):
+        a, b = scalar_constant(a.value), scalar_constant(b.value)
+    if isinstance(a, Weak):
+        a = weak_to(a, b.dtype, op)
+    if isinstance(b, Weak):
+        b = weak_to(b, a.dtype, op)
+    if a.dtype.is_ptr() or b.dtype.is_ptr():
+        return broadcast_pair(a, b)
+    dtype = computation_type(a.dtype, b.dtype, op)
+    return broadcast_pair(cast(a, dtype), cast(b, dtype))
+
+
+def weak_to(w: Weak, other: DType, op: str) -> Value:
+    """A Python number meeting a value of dtype `other`: it takes `other` when the kinds agree."""
+    mine = w.dtype
+    if other.is_ptr():
+        return scalar_constant(w.value)
+    if isinstance(w.value, float) or mine.is_floating():
+        return constant(w.value, other if other.is_floating() else ir.float32)
+    if isinstance(w.value, bool):
+        return constant(w.value, ir.int1)
+    if other.is_floating():
+        return constant(w.value, other)
+    if other.is_bool():
+        return constant(w.value, mine)
+    lo, hi = (-(1 << (other.bits - 1)), 1 << (other.bits - 1)) if other.kind == "int" else (0, 1 << other.bits)
+    if lo <= w.value < hi:
+        return constant(w.value, other)
+    return constant(w.value, mine)
+
+
+# --8<-- [start:broadcast]
+def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy's rule: align from the right; sizes must match or one of them be 1."""
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    shape = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise SemanticError(f"cannot broadcast shapes {list(a)} and {list(b)}",
+                                "the sizes of each dimension must match or one of them be 1")
+        shape.append(max(x, y))
+    return tuple(shape)
+
+
+def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
+    """Splat a scalar, add leading unit dimensions, then stretch the unit dimensions."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if not x.type.is_tile:
+        return emit("splat", [x], shape=shape)
+    if len(x.shape) > len(shape):
+        raise SemanticError(f"cannot broadcast shape {list(x.shape)} to {list(shape)}")
+    while len(x.shape) < len(shape):
+        x = emit("expand_dims", [x], axis=0)
+    broadcast_shapes(x.shape, shape)
+    if any(a != b and a != 1 for a, b in zip(x.shape, shape)):
+        raise SemanticError(f"cannot broadcast shape {list(x.shape)} to {list(shape)}")
+    return emit("broadcast", [x], shape=shape)
+# --8<-- [end:broadcast]
+
+
+def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:
+    shape = broadcast_shapes(a.shape, b.shape)
+    return broadcast_to(a, shape), broadcast_to(b, shape)
+
+
+# --8<-- [start:cast]
+def cast(x: Value, dtype: DType, bitcast: bool = False) -> Value:
+    """Convert element types; `bitcast` reinterprets the bits instead (same width only)."""
+    if x.dtype == dtype:
+        return x
+    if bitcast:
+        if x.dtype.bits != dtype.bits:
+            raise SemanticError(f"cannot bitcast {x.dtype} ({x.dtype.bits} bits) to {dtype} "
+                                f"({dtype.bits} bits)", "bitcast needs two types of one width")
+        return emit("bitcast", [x], dtype=dtype)
+    if x.dtype.is_ptr() and dtype.is_floating() or x.dtype.is_floating() and dtype.is_ptr():
+        raise SemanticError(f"cannot convert {x.dtype} to {dtype}")
+    return emit("cast", [x], dtype=dtype)
+# --8<-- [end:cast]
+
+
+# --8<-- [start:binary]
+ARITH = {"add", "sub", "mul", "div", "floordiv", "rem"}
+BITWISE = {"and", "or", "xor", "shl", "shr"}
+
+
+def binary(op: str, a, b) -> Value:
+    """`a <op> b` for the operators of Python: promotion, broadcasting, pointer arithmetic."""
+    a_ptr = not isinstance(a, Weak) and a.dtype.is_ptr()
+    b_ptr = not isinstance(b, Weak) and b.dtype.is_ptr()
+    if a_ptr or b_ptr:
+        return pointer_arith(op, a, b)
+    a, b = meet(a, b, op)
+    dtype = a.dtype
+    if op in BITWISE and not dtype.is_int():
+        raise SemanticError(f"bitwise operator on {dtype} values", "bitwise operators need integers")
+    if op == "floordiv":
+        if not dtype.is_int():
+            raise SemanticError("`//` needs integer operands", "use `/` for floats")
+        op = "div"
+    return emit(op, [a, b])
+# --8<-- [end:binary]
+
+
+def pointer_arith(op: str, a, b) -> Value:
+    if op not in ("add", "sub"):
+        raise SemanticError(f"operator {op} is not defined on pointers",
+                            "pointers take + and - of integer offsets")
+    if isinstance(a, Weak) or not a.dtype.is_ptr():
+        if op == "sub":
+            raise SemanticError("an integer minus a pointer is not defined")
+        a, b = b, a
+    if isinstance(b, Weak):
+        b = scalar_constant(b.value)
+    if b.dtype.is_ptr():
+        raise SemanticError("cannot add or subtract two pointers",
+                            "offset a pointer by an integer tile: ptr + offsets")
+    if not b.dtype.is_int():
+        raise SemanticError(f"pointer offsets must be integers, got {b.dtype}")
+    if op == "sub":
+        b = emit("neg", [b])
+    a, b = broadcast_pair(a, b)
+    return emit("addptr", [a, b])
+
+
+def compare(predicate: str, a, b) -> Value:
+    a_ptr = not isinstance(a, Weak) and a.dtype.is_ptr()
+    b_ptr = not isinstance(b, Weak) and b.dtype.is_ptr()
+    if a_ptr or b_ptr:
+        a = a if not isinstance(a, Weak) else scalar_constant(a.value)
+        b = b if not isinstance(b, Weak) else scalar_constant(b.value)
+        a, b = cast(a, ir.int64), cast(b, ir.int64)
+    a, b = meet(a, b, "cmp")
+    return emit("cmp", [a, b], predicate=predicate)
+
+
+def unary(op: str, x: Value) -> Value:
+    if op == "neg":
+        if x.dtype.is_bool():
+            x = cast(x, ir.int32)
+        return emit("neg", [x])
+    if op == "not":  # bitwise invert `~`
+        if not x.dtype.is_int():
+            raise SemanticError(f"`~` needs an integer, got {x.dtype}")
+        return emit("not", [x])
+    if op == "lnot":  # `not x`: x == 0
+        return compare("eq", x, Weak(0))
+    raise AssertionError(f"unknown unary op {op}")
+
+
+FLOAT_MATH = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor",
+              "ceil")
+
+
+def math(op: str, x: Value) -> Value:
+    """Math functions of floats; integers are converted to fp32 first."""
+    if not x.dtype.is_floating():
+        if op in ("floor", "ceil"):
+            return x
+        x = cast(x, ir.float32)
+    return emit(op, [x])
+
+
+def where(cond: Value, a, b) -> Value:
+    if isinstance(cond, Weak):
+        cond = scalar_constant(cond.value)
+    if cond.dtype != ir.int1:
+        cond = compare("ne", cond, Weak(0))
+    if isinstance(a, Weak) and isinstance(b, Weak):
+        a, b = scalar_constant(a.value), scalar_constant(b.value)
+    a, b = meet(a, b, "select")
+    shape = broadcast_shapes(cond.shape, a.shape)
+    return emit("select", [broadcast_to(cond, shape), broadcast_to(a, shape), broadcast_to(b, shape)])
+
+
+def minmax(op: str, a, b) -> Value:
+    a, b = meet(a, b, op)
+    return emit(op, [a, b])
+
+
+# --8<-- [start:memory]
+def _pointer_operand(ptr: Value, what: str) -> Value:
+    if not ptr.dtype.is_ptr():
+        raise SemanticError(f"{what} needs a pointer (or a tile of pointers), got {ptr.type}",
+                            "pass a tensor argument and offset it: x_ptr + offsets")
+    return ptr
+
+
+def load(ptr: Value, mask=None, other=None) -> Value:
+    """Read through a tile of pointers; where `mask` is false, give `other` (or 0) and touch nothing."""
+    ptr = _pointer_operand(ptr, "tl.load")
+    pointee = ptr.dtype.pointee
+    if pointee.is_bool():  # booleans live in memory as bytes
+        return compare("ne", load(cast(ptr, ir.pointer_type(ir.int8)), mask, other), Weak(0))
+    if mask is None:
+        return emit("load", [ptr])
+    mask = _as_mask(mask)
+    shape = broadcast_shapes(ptr.shape, mask.shape)
+    ptr, mask = broadcast_to(ptr, shape), broadcast_to(mask, shape)
+    if other is None:
+        return emit("load", [ptr, mask])
+    other = weak_to(other, pointee, "load") if isinstance(other, Weak) else cast(other, pointee)
+    return emit("load", [ptr, mask, broadcast_to(other, shape)])
+
+
+def store(ptr: Value, value, mask=None) -> None:
+    """Write `value` (converted to the pointee type) through `ptr` where `mask` is true."""
+    ptr = _pointer_operand(ptr, "tl.store")
+    pointee = ptr.dtype.pointee
+    if pointee.is_bool():
+        value = value if not isinstance(value, Weak) else scalar_constant(value.value)
+        return store(cast(ptr, ir.pointer_type(ir.int8)), cast(value, ir.int8), mask)
+    value = weak_to(value, pointee, "store") if isinstance(value, Weak) else cast(value, pointee)
+    shape = ptr.shape if mask is None else broadcast_shapes(ptr.shape, _as_mask(mask).shape)
+    shape = broadcast_shapes(shape, value.shape)
+    if len(value.shape) > len(ptr.shape) or any(v != 1 and v != p for v, p in
+                                                zip(value.shape[::-1], ptr.shape[::-1])):
+        if shape != ptr.shape:
+            raise SemanticError(f"cannot store a value of shape {list(value.shape)} through pointers "
+                                f"of shape {list(ptr.shape)}")
+    ptr, value = broadcast_to(ptr, shape), broadcast_to(value, shape)
+    operands = [ptr, value] if mask is None else [ptr, value, broadcast_to(_as_mask(mask), shape)]
+    builder().create("store", operands)
+# --8<-- [end:memory]
+
+
+def _as_mask(mask) -> Value:
+    if isinstance(mask, Weak):
+        mask = scalar_constant(bool(mask.value))
+    if mask.dtype != ir.int1:
+        mask = compare("ne", mask, Weak(0))
+    return mask
+
+
+def atomic(kind: str, ptr: Value, value, mask=None) -> Value:
+    ptr = _pointer_operand(ptr, f"tl.atomic_{kind}")
+    pointee = ptr.dtype.pointee
+    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
+    shape = broadcast_shapes(ptr.shape, value.shape)
+    if mask is not None:
+        shape = broadcast_shapes(shape, _as_mask(mask).shape)
+    operands = [broadcast_to(ptr, shape), broadcast_to(value, shape)]
+    if mask is not None:
+        operands.append(broadcast_to(_as_mask(mask), shape))
+    return emit("atomic", operands, kind=kind)
+
+
+def atomic_cas(ptr: Value, cmp, value) -> Value:
+    ptr = _pointer_operand(ptr, "tl.atomic_cas")
+    pointee = ptr.dtype.pointee
+    cmp = weak_to(cmp, pointee, "atomic") if isinstance(cmp, Weak) else cast(cmp, pointee)
+    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
+    shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
+    return emit("atomic_cas", [broadcast_to(ptr, shape), broadcast_to(cmp, shape),
+                               broadcast_to(value, shape)])
+
+
+# --8<-- [start:reduce]
+def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
+    """Reduce along `axis` (all axes when None); sums of narrow integers accumulate in 32 bits."""
+    if not x.type.is_tile:
+        raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
+    if axis is None:
+        result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
+        for _ in range(len(x.shape) if keep_dims else 0):
+            result = emit("expand_dims", [result], axis=0) if result.type.is_tile else \
+                emit("splat", [result], shape=(1,))
+        return result
+    axis = _axis(axis, len(x.shape))
+    if kind in ("sum", "prod") and x.dtype.is_int() and x.dtype.bits < 32:
+        x = cast(x, ir.int32 if x.dtype.kind == "int" else ir.uint32)
+    result = emit("reduce", [x], axis=axis, kind=kind)
+    if keep_dims:
+        result = emit("expand_dims", [result], axis=axis) if result.type.is_tile else \
+            emit("splat", [result], shape=(1,))
+    return result
+# --8<-- [end:reduce]
+
+
+def _axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise SemanticError(f"axis {axis} is out of range for a tile of rank {rank}")
+    return axis % rank
+
+
+def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
+    if not x.type.is_tile:
+        raise SemanticError("cannot scan a scalar")
+    axis = _axis(axis, len(x.shape))
+    if kind in ("sum", "prod") and x.dtype.is_int() and x.dtype.bits < 32:
+        x = cast(x, ir.int32)
+    return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
+
+
+# --8<-- [start:dot]
+def dot(a: Value, b: Value, acc: Value | None, input_precision: str | None, out_dtype: DType) -> Value:
+    """`acc + a @ b` over 2-D tiles; fp16/bf16 inputs accumulate in fp32, int8 in int32."""
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise SemanticError(f"tl.dot needs 2-D tiles, got shapes {list(a.shape)} and {list(b.shape)}")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise SemanticError(f"tl.dot: inner dimensions differ ({list(a.shape)} @ {list(b.shape)})",
+                            "the first operand's columns must equal the second's rows")
+    if min(m, n, k) < 16:
+        raise SemanticError(f"tl.dot needs every dimension >= 16, got M={m}, N={n}, K={k}",
+                            "make the blocks at least 16 in each dimension")
+    if a.dtype != b.dtype:
+        if a.dtype.is_floating() and b.dtype.is_floating():
+            common = computation_type(a.dtype, b.dtype, "dot")
+            a, b = cast(a, common), cast(b, common)
+        else:
+            raise SemanticError(f"tl.dot operands have different types: {a.dtype} and {b.dtype}")
+    if a.dtype.is_int():
+        out_dtype = ir.int32
+    elif a.dtype == ir.float64:
+        out_dtype = ir.float64
+    if input_precision is None:
+        input_precision = "tf32" if a.dtype == ir.float32 else "ieee"
+    if input_precision not in ("ieee", "tf32", "tf32x3"):
+        raise SemanticError(f"unknown input_precision {input_precision!r}",
+                            "use 'ieee', 'tf32' or 'tf32x3'")
+    if acc is None:
+        acc = broadcast_to(constant(0, out_dtype), (m, n))
+    else:
+        if acc.shape != (m, n):
+            raise SemanticError(f"tl.dot accumulator has shape {list(acc.shape)}, expected {[m, n]}")
+    return emit("dot", [a, b, acc], input_precision=input_precision)
+# --8<-- [end:dot]
+
+
+def program_id(axis: int) -> Value:
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
+    return emit("program_id", [], axis=axis)
+
+
+def num_programs(axis: int) -> Value:
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
+    return emit("num_programs", [], axis=axis)
+
+
+def arange(start: int, end: int) -> Value:
+    n = end - start
+    if n <= 0 or n & (n - 1):
+        raise SemanticError(f"tl.arange({start}, {end}) has {n} elements, not a power of two",
+                            "round the block size up with triton.next_power_of_2 and mask the tail")
+    result = emit("arange", [], start=0, end=n)
+    if start:
+        result = emit("add", [result, emit("splat", [constant(start, ir.int32)], shape=(n,))])
+    return result
+
+
+def full(shape: tuple[int, ...], value, dtype: DType) -> Value:
+    for s in shape:
+        if not isinstance(s, int) or s <= 0 or s & (s - 1):
+            raise SemanticError(f"tile shape {list(shape)} must be powers of two",
+                                "use constexpr powers of two for tile sizes")
+    if isinstance(value, Value):
+        v = cast(value, dtype)
+    else:
+        v = constant(value, dtype)
+    return broadcast_to(v, tuple(shape)) if shape else v
+
+
+def expand_dims(x: Value, axis: int) -> Value:
+    rank = len(x.shape) + 1
+    if not -rank <= axis < rank:
+        raise SemanticError(f"expand_dims axis {axis} is out of range for rank {rank - 1}")
+    if not x.type.is_tile:
+        return emit("splat", [x], shape=(1,))
+    return emit("expand_dims", [x], axis=axis % rank)
+
+
+def reshape(x: Value, shape: tuple[int, ...]) -> Value:
+    shape = tuple(shape)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel != x.type.numel:
+        raise SemanticError(f"cannot reshape {list(x.shape)} ({x.type.numel} elements) to {list(shape)}")
+    if not x.type.is_tile:
+        return broadcast_to(x, shape)
+    return emit("reshape", [x], shape=shape)
+
+
+def trans(x: Value, perm: tuple[int, ...] | None) -> Value:
+    rank = len(x.shape)
+    perm = tuple(reversed(range(rank))) if not perm else tuple(perm)
+    if sorted(perm) != list(range(rank)):
+        raise SemanticError(f"{list(perm)} is not a permutation of the {rank} dimensions")
+    return emit("trans", [x], perm=perm)
+
+
+def device_print(prefix: str, values: list[Value], hex: bool) -> None:
+    builder().create("print", values, {"prefix": prefix, "hex": hex})
+
+
+def device_assert(cond: Value, message: str) -> None:
+    builder().create("assert", [_as_mask(cond)], {"message": message})
+
+
+def hint(x: Value, kind: str, values: tuple[int, ...]) -> Value:
+    if not x.type.is_tile and kind != "divisibility":
+        return x
+    return emit("hint", [x], **{kind: tuple(values)})
+
+
+def value_type(x: Value) -> Type:
+    return x.type

@@ -1,0 +1,31 @@
+"""Language functions written in the language itself: each is a @jit function, inlined where called.
+
+They read like the kernels that use them, and show that `tl` needs only a small core of builtins.
+Chapter: 02-frontend.
+"""
+from ..jit import jit
+from . import core as tl
+
+
+@jit
+def sigmoid(x):
+    return 1 / (1 + tl.exp(-x))
+
+
+@jit
+def softmax(x, ieee_rounding=False):
+    shifted = x - tl.max(x, 0)
+    numerator = tl.exp(shifted)
+    return numerator / tl.sum(numerator, 0)
+
+
+@jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Reorder a (size_i x size_j) grid so that groups of `size_g` rows are visited column by column."""
+    linear = i * size_j + j
+    group_size = size_g * size_j
+    first_i = (linear // group_size) * size_g
+    rows_in_group = tl.minimum(size_i - first_i, size_g)
+    linear = linear % group_size
+    return first_i + linear % rows_in_group, linear // rows_in_group
+

@@ -1,0 +1,87 @@
+"""Machine-independent clean-up of tile IR: peepholes, common subexpressions, dead code.
+
+The frontend emits straightforwardly (a fresh constant for every literal, a splat for every scalar
+meeting a tile); this pass merges what is computed twice (CSE: same op, same operands, same
+attributes), rewrites a few patterns (`trans(trans(x)) = x`, a broadcast to the shape it already has),
+and drops pure ops nobody reads. It runs before any backend, so the interpreter and the GPU see the
+same program. Chapter: 03-tile-ir.
+"""
+from __future__ import annotations
+
+from .. import ir
+
+# Ops with an effect besides their result (or whose result may differ between two identical calls).
+EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "for", "if", "while",
+           "yield", "condition"}
+
+
+def simplify(fn: ir.Function) -> ir.Function:
+    replaced: dict[int, ir.Value] = {}
+    _simplify_block(fn.body, {}, replaced)
+    _remove_dead(fn)
+    ir.verify(fn)
+    return fn
+
+
+def _key(op: ir.Op) -> tuple:
+    attrs = tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in op.attrs.items()))
+    return (op.name, tuple(id(v) for v in op.operands), attrs, tuple(r.type for r in op.results))
+
+
+# --8<-- [start:peepholes]
+def _peephole(op: ir.Op) -> ir.Value | None:
+    """A value that can stand for `op`'s result without computing anything new, if there is one."""
+    if op.name == "trans":
+        src = op.operands[0].owner
+        if src is not None and src.name == "trans":
+            composed = tuple(src.attrs["perm"][p] for p in op.attrs["perm"])
+            if composed == tuple(range(len(composed))):
+                return src.operands[0]
+        if tuple(op.attrs["perm"]) == tuple(range(len(op.attrs["perm"]))):
+            return op.operands[0]
+    if op.name in ("broadcast", "reshape") and op.operands[0].type == op.result.type:
+        return op.operands[0]
+    return None
+# --8<-- [end:peepholes]
+
+
+def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) -> None:
+    seen = dict(seen)  # values from enclosing blocks are visible; ours do not leak out
+    kept = []
+    for op in block.ops:
+        op.operands = [replaced.get(id(v), v) for v in op.operands]
+        for region in op.regions:
+            _simplify_block(region, seen, replaced)
+        if op.name not in EFFECTS and len(op.results) == 1:
+            same = _peephole(op)
+            if same is None:
+                same = seen.get(_key(op))
+            if same is not None:
+                replaced[id(op.result)] = same
+                continue
+            seen[_key(op)] = op.result
+        kept.append(op)
+    block.ops = kept
+
+
+def _remove_dead(fn: ir.Function) -> None:
+    """Drop pure ops whose results nobody reads, until nothing changes."""
+    while True:
+        used = {id(v) for op in fn.walk() for v in op.operands}
+        removed = _sweep(fn.body, used)
+        if not removed:
+            return
+
+
+def _sweep(block: ir.Block, used: set[int]) -> bool:
+    removed = False
+    kept = []
+    for op in block.ops:
+        for region in op.regions:
+            removed |= _sweep(region, used)
+        if op.name not in EFFECTS and op.results and not any(id(r) in used for r in op.results):
+            removed = True
+            continue
+        kept.append(op)
+    block.ops = kept
+    return removed
