@@ -407,7 +407,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def carried_names(self, body: list[ast.stmt], exclude=frozenset()) -> list[str]:
         """Variables that exist before a loop and are assigned in its body: the loop carries them."""
-        names = [n for n in _assigned_names(body) if n in self.scope and n not in exclude]
+        names = [n for n in _assigned_names(body) if n in self.scope and n not in exclude
+                 and not isinstance(self.scope[n], _OnlyInOneBranch)]
         for n in names:
             v = tl._unwrap(self.scope[n])
             if not isinstance(v, (tl.tensor, bool, int, float)):
@@ -615,6 +616,8 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*args, **kwargs)
         if fn is builtins.print:
             return tl.device_print("", *args)
+        if fn is builtins.range:
+            return tl.range(*args, **kwargs)
         if fn in (builtins.min, builtins.max) and any(isinstance(a, tl.tensor) for a in args):
             combine = tl.minimum if fn is builtins.min else tl.maximum
             result = args[0]

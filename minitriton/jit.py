@@ -128,8 +128,9 @@ class JITFunction:
         return functools.partial(self.run, grid=grid)
 
     # --8<-- [start:run]
-    def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3, **kwargs):
+    def run(self, *args, grid, **kwargs):
         """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`."""
+        num_warps, num_stages = self.options(kwargs)
         bound = self.bind(args, kwargs)
         kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
         if callable(grid):
@@ -138,10 +139,16 @@ class JITFunction:
         return kernel
     # --8<-- [end:run]
 
-    def warmup(self, *args, grid=None, num_warps: int = 4, num_stages: int = 3, target: str | None = None,
-               **kwargs):
+    def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""
+        num_warps, num_stages = self.options(kwargs)
         return self.kernel_for(self.bind(args, kwargs), num_warps, num_stages, target)
+
+    def options(self, kwargs: dict) -> tuple[int, int]:
+        """num_warps and num_stages are launch options, and also constexprs if the kernel names them."""
+        take = lambda name, default: kwargs.get(name, default) if name in self.arg_names \
+            else kwargs.pop(name, default)
+        return take("num_warps", 4), take("num_stages", 3)
 
     def bind(self, args, kwargs) -> dict[str, Any]:
         try:
