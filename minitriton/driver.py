@@ -77,7 +77,9 @@ def is_available() -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=None)
 def _initialized():
+    """The driver module, after cuInit (once: a failed cuInit raises and is tried again next time)."""
     cuda = _cuda()
     check(cuda.cuInit(0), "cuInit")
     return cuda
@@ -342,7 +344,7 @@ class DeviceArray:
 DEFAULT_SHARED_LIMIT = 48 * 1024
 
 
-@dataclass
+@dataclass(eq=False)  # two loads of one image are two kernels
 class Kernel:
     """A loaded kernel: the module that holds it, its function handle, and what the driver says
     about it. `local_bytes` is local memory per thread (spills and stack)."""
@@ -376,7 +378,11 @@ def load_module(image: bytes | str, name: str, shared_bytes: int = 0) -> Kernel:
     if not image.startswith(b"\x7fELF") and not image.endswith(b"\0"):
         image += b"\0"  # the driver reads PTX as a C string
     module = check(cuda.cuModuleLoadData(image), "cuModuleLoadData")
-    function = check(cuda.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name!r})")
+    try:
+        function = check(cuda.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name!r})")
+    except CudaError:
+        cuda.cuModuleUnload(module)
+        raise
     attribute = cuda.CUfunction_attribute
 
     def get(attr: str) -> int:
@@ -403,7 +409,8 @@ def load_module(image: bytes | str, name: str, shared_bytes: int = 0) -> Kernel:
 # ----------------------------------------------------------------------------- argument binding
 
 def _bf16_bits(value: float) -> int:
-    """The bfloat16 nearest `value` (ties to even), as its 16 raw bits."""
+    """`value` as a bfloat16, in its 16 raw bits: rounded to float32, then to the nearest bfloat16
+    (ties to even), as the GPU's cvt.rn.bf16.f32 does."""
     if value != value:
         return 0x7FC0
     bits = struct.unpack("<I", struct.pack("<f", value))[0]

@@ -614,8 +614,8 @@ class CodeGenerator(ast.NodeVisitor):
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
             return fn(*args, **kwargs)
-        if fn is builtins.print:
-            return tl.device_print("", *args)
+        if fn is builtins.print:  # print("x", x) is device_print("x", x), as in Triton
+            return tl.device_print(*args) if args else None
         if fn is builtins.range:
             return tl.range(*args, **kwargs)
         if fn in (builtins.min, builtins.max) and any(isinstance(a, tl.tensor) for a in args):

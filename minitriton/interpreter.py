@@ -10,7 +10,7 @@ The semantics, which are Triton's:
 
 - Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
   dividend's sign); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical for
-  unsigned integers. `umulhi` is the high half of the double-width product.
+  unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
   bf16 are computed in float32 and rounded back. `minimum`/`maximum` propagate NaN, as numpy does.
@@ -28,7 +28,8 @@ The semantics, which are Triton's:
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
 - `print` writes one line per element, like Triton's device_print:
-  `pid (x, y, z) idx (i, j) <prefix><value>` (floats as C's `%f`, `hex` shows the bit pattern).
+  `pid (x, y, z) idx (i, j)<prefix><value>`, the prefix being ` x: ` for `device_print("x", ...)`
+  (floats as C's `%f`, `hex` shows the bit pattern).
 """
 from __future__ import annotations
 
@@ -240,19 +241,17 @@ class Memory:
         lanes = np.arange(flat.size) if mask is None else np.flatnonzero(mask)
         address = flat[lanes]
         size = _storage(dtype).itemsize
+        if lanes.size == 0:
+            return []
         if not self.allocations:
-            which = np.full(address.shape, -1)
-            bad = np.ones(address.shape, bool)
-        else:
-            which = np.searchsorted(self._bases, address, side="right") - 1
-            offset = address - self._bases[which]
-            bad = (which < 0) | (offset + size > self._sizes[which]) | (address % size != 0)
+            raise self._fault(verb, int(address[0]), int(lanes[0]), lanes.size, shape, dtype, loc)
+        which = np.searchsorted(self._bases, address, side="right") - 1  # the array at or below
+        offset = address - self._bases[which]
+        bad = (which < 0) | (offset + size > self._sizes[which]) | (address % size != 0)
         if bad.any():
             first = int(np.argmax(bad))
             raise self._fault(verb, int(address[first]), int(lanes[first]), int(bad.sum()), shape,
                               dtype, loc)
-        if lanes.size == 0:
-            return []
         arrays = which[:1] if (which == which[0]).all() else np.unique(which)
         groups = []
         for w in arrays:
@@ -281,11 +280,11 @@ class Memory:
                 what = (f"{near.name}[{offset // size}], past the end of its "
                         f"{near.data.size // size} elements")
         where = f" (tile element {tuple(int(i) for i in np.unravel_index(lane, shape))})" if shape else ""
-        more = f"; {count} lanes are outside their arrays" if count > 1 else ""
+        more = f"; {count} lanes of the tile fault" if count > 1 else ""
         return InterpreterError(loc, f"{verb} {what}{where}{more}", hint)
 
     def _nearest(self, address: int) -> Allocation | None:
-        """The array an address is close to (within the array's own size), if any."""
+        """The array an address is close to (within the array's own size, or 4 KiB), if any."""
         def distance(a: Allocation) -> int:
             return max(a.base - address, address - a.end + 1, 0)
         best = min(self.allocations, key=distance, default=None)
@@ -302,7 +301,8 @@ ATOMIC_KINDS: dict[str, Callable] = {
 
 
 # ---------------------------------------------------------------------------------------------------
-# The rules: how each op computes its results from its operands' values.
+# The rules: `rule(program, op, *operand_values)` returns the op's result (None when it has none;
+# for the region ops `for`, `if`, `while`, the list of results).
 # ---------------------------------------------------------------------------------------------------
 
 def _widen(x):
@@ -440,7 +440,7 @@ def _print(program, op, *values):
         shown = _bits(value, operand.dtype) if hex_ else np.asarray(value)
         for index in np.ndindex(shown.shape):
             text = _format(shown[index], operand.dtype, hex_)
-            print(f"pid ({pid}) idx ({', '.join(map(str, index))}) {prefix}{which}{text}")
+            print(f"pid ({pid}) idx ({', '.join(map(str, index))}){prefix}{which}{text}")
 
 
 def _assert(program, op, condition):
@@ -532,6 +532,13 @@ class Program:
         return []
 
 
+def _argument(param: ir.Value, value):
+    if param.dtype.is_ptr() and not isinstance(value, (int, np.integer)):
+        raise LaunchError(f"argument {param.name!r} is a pointer: pass the address that Memory.add "
+                          f"returned, not a {type(value).__name__}")
+    return _as(param.dtype, value)[()]
+
+
 def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: Memory) -> None:
     """Run `fn` once per program id over the grid (x fastest), one program after another.
 
@@ -540,7 +547,7 @@ def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: M
     """
     if len(args) != len(fn.args):
         raise LaunchError(f"{fn.name} takes {len(fn.args)} arguments, got {len(args)}")
-    values = {id(param): _as(param.dtype, value)[()] for param, value in zip(fn.args, args)}
+    values = {id(param): _argument(param, value) for param, value in zip(fn.args, args)}
     grid = tuple(grid) + (1,) * (3 - len(grid))
     with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on a GPU
         for z in range(grid[2]):

@@ -153,7 +153,8 @@ class DistributedLayout:
     def check_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
         shape = tuple(int(s) for s in shape)
         if len(shape) != self.rank:
-            raise ValueError(f"{self} is a layout of rank {self.rank}; shape {_fmt(shape)} has rank {len(shape)}")
+            raise ValueError(f"{self} is a layout of rank {self.rank}; "
+                             f"shape {_fmt(shape)} has rank {len(shape)}")
         if not all(_is_pow2(s) for s in shape):
             raise ValueError(f"layouts tile shapes whose sizes are powers of two, got {_fmt(shape)}")
         return shape
@@ -209,7 +210,8 @@ class DistributedLayout:
                 continue  # this bit only chooses between replicas
             (dim, value), = steps
             last = result[-1] if result else None
-            if last and last.dim == dim and last.shift + last.width == bit and last.scale << last.width == value:
+            extends = last and last.dim == dim and last.shift + last.width == bit
+            if extends and last.scale << last.width == value:
                 result[-1] = BitField(dim, last.shift, last.width + 1, last.scale)
             else:
                 result.append(BitField(dim, bit, 1, value))
@@ -286,12 +288,14 @@ class BlockedLayout(DistributedLayout):
         if len({len(getattr(self, n)) for n in names}) != 1:
             raise ValueError(f"BlockedLayout fields must have one entry per dimension, got {self!r}")
         if sorted(self.order) != list(range(len(self.order))):
-            raise ValueError(f"BlockedLayout.order must be a permutation of the dimensions, got {_fmt(self.order)}")
+            raise ValueError(f"BlockedLayout.order must be a permutation of the dimensions, "
+                             f"got {_fmt(self.order)}")
         for name in names[:3]:
             _check_pow2("BlockedLayout", name, getattr(self, name))
 
     def __str__(self) -> str:
-        return (f"#blocked<{{sizePerThread={_fmt(self.size_per_thread)}, threadsPerWarp={_fmt(self.threads_per_warp)}, "
+        return (f"#blocked<{{sizePerThread={_fmt(self.size_per_thread)}, "
+                f"threadsPerWarp={_fmt(self.threads_per_warp)}, "
                 f"warpsPerCTA={_fmt(self.warps_per_cta)}, order={_fmt(self.order)}}}>")
 
     def _tile_register_bases(self) -> list[Index]:
@@ -302,8 +306,8 @@ class BlockedLayout(DistributedLayout):
                 for b in _bits(self.rank, d, self.threads_per_warp[d], self.size_per_thread[d])]
 
     def _warp_bases(self) -> list[Index]:
-        return [b for d in self.order
-                for b in _bits(self.rank, d, self.warps_per_cta[d], self.size_per_thread[d] * self.threads_per_warp[d])]
+        warp_tile = [s * t for s, t in zip(self.size_per_thread, self.threads_per_warp)]
+        return [b for d in self.order for b in _bits(self.rank, d, self.warps_per_cta[d], warp_tile[d])]
 
     # --8<-- [start:blocked-elements]
     def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
@@ -376,7 +380,8 @@ class SliceLayout(DistributedLayout):
         # The parent's elements over the shape with `dim` of size 1, keeping one register of
         # each run along `dim` (the one the reduction leaves the result in).
         padded = self._padded(self.check_shape(shape))
-        along = sum(1 << bit for bit, b in enumerate(self.parent._register_bases_unreduced(padded)) if b[self.dim])
+        parent_bases = self.parent._register_bases_unreduced(padded)
+        along = sum(1 << bit for bit, b in enumerate(parent_bases) if b[self.dim])
         held = self.parent.elements(warp, lane, padded)
         return [self._drop(index) for register, index in enumerate(held) if not register & along]
 
@@ -395,7 +400,8 @@ class MmaLayout(DistributedLayout):
         if self.version != 2 or self.instr_shape != (16, 8):
             raise ValueError(f"only mma version 2 with instr_shape [16,8] is supported, got {self!r}")
         if len(self.warps_per_cta) != 2:
-            raise ValueError(f"MmaLayout.warps_per_cta needs two entries (M, N), got {_fmt(self.warps_per_cta)}")
+            raise ValueError(f"MmaLayout.warps_per_cta needs two entries (M, N), "
+                             f"got {_fmt(self.warps_per_cta)}")
         _check_pow2("MmaLayout", "warps_per_cta", self.warps_per_cta)
 
     def __str__(self) -> str:
@@ -456,7 +462,8 @@ class DotOperandLayout(DistributedLayout):
         if not isinstance(self.parent, MmaLayout):
             raise ValueError(f"DotOperandLayout.parent must be an MmaLayout, got {self.parent}")
         if self.k_width not in (1, 2, 4):
-            raise ValueError(f"DotOperandLayout.k_width is 1, 2 or 4 (elements per 32-bit register), got {self.k_width}")
+            raise ValueError(f"DotOperandLayout.k_width is 1, 2 or 4 (elements per 32-bit register), "
+                             f"got {self.k_width}")
 
     def __str__(self) -> str:
         return f"#dot_op<{{opIdx={self.op_idx}, parent={self.parent}, kWidth={self.k_width}}}>"
@@ -525,7 +532,8 @@ class DotOperandLayout(DistributedLayout):
 
 # --8<-- [start:default-blocked]
 def default_blocked(shape: Sequence[int], num_warps: int, order: Sequence[int] | None = None,
-                    size_per_thread: Sequence[int] | None = None, threads_per_warp: int = 32) -> BlockedLayout:
+                    size_per_thread: Sequence[int] | None = None,
+                    threads_per_warp: int = 32) -> BlockedLayout:
     """Triton's default blocked layout for `shape`: lanes fill the fastest dimension first, then
     warps; whatever lanes and warps are left go to the slowest dimension (replicating if the
     shape is too small to use them)."""
@@ -574,7 +582,8 @@ class SharedLayout:
     def _check(self, shape: Sequence[int]) -> tuple[int, ...]:
         shape = tuple(int(s) for s in shape)
         if len(shape) != len(self.order):
-            raise ValueError(f"{self} is a layout of rank {len(self.order)}; shape {_fmt(shape)} has rank {len(shape)}")
+            raise ValueError(f"{self} is a layout of rank {len(self.order)}; "
+                             f"shape {_fmt(shape)} has rank {len(shape)}")
         row = shape[self.order[0]]
         if self.max_phase > 1 and (row % self.vec or (row // self.vec) % self.max_phase):
             raise ValueError(f"{self} needs rows of a multiple of vec*maxPhase = {self.vec * self.max_phase} "
@@ -639,8 +648,9 @@ def draw(layout: DistributedLayout | SharedLayout, shape: Sequence[int], num_war
     """Graphviz DOT source of a table with one cell per element of a 1-D or 2-D tile.
 
     A distributed layout's cell reads `w{warp}:t{lane}:r{register}` for its first owner (with
-    `xN` where N threads or registers hold copies) and is coloured by that warp; a shared
-    layout's cell holds its offset, coloured by its `vec` chunk."""
+    `xN` where N threads or registers hold copies) and is coloured by that warp. A shared
+    layout's cell holds its offset, coloured by `(offset // vec) % 8`: when a chunk is 16 bytes,
+    that is its bank group, and a column of 8 rows in 8 colours is a conflict-free `ldmatrix`."""
     shape = tuple(int(s) for s in shape)
     if len(shape) not in (1, 2):
         raise ValueError(f"draw shows 1-D and 2-D tiles, got shape {_fmt(shape)}")

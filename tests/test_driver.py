@@ -5,6 +5,7 @@ the driver does, so the packed layout is checked without a GPU. The `gpu` tests 
 hand-written kernels of test_ptx.py (as PTX, and as a cubin where ptxas is installed).
 """
 import ctypes
+import struct
 import types
 
 import numpy as np
@@ -27,7 +28,7 @@ def cdiv(a, b):
 def test_every_dtype_name_is_an_ir_dtype():
     for name, code, typestr, _ in driver.DTYPES:
         dtype = ir.SCALAR_DTYPES[name]
-        assert ctypes.sizeof(ctypes.c_char) * __import__("struct").calcsize(code) == dtype.itemsize
+        assert struct.calcsize(code) == dtype.itemsize
         if typestr is not None:
             assert np.dtype(typestr).itemsize == dtype.itemsize
 

@@ -2,7 +2,9 @@
 
 vector add (01), fused softmax (02), matmul with a @jit activation chosen by a constexpr string (03),
 seeded dropout (04) and layer norm forward (05). Each has a `run_*` function that makes inputs with a
-fixed seed, launches the kernel and returns (result, reference) as numpy arrays.
+fixed seed, launches the kernel as the tutorial does and returns (result, reference) as numpy arrays.
+`to_device` turns a numpy array into what the kernel is given (the array itself for the interpreter,
+a `DeviceArray` on a GPU) and `to_host` brings a result back.
 """
 import numpy as np
 
@@ -140,3 +142,73 @@ def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl
         y = x_hat * w + b
         tl.store(Y + cols, y, mask=mask)
 # --8<-- [end:layernorm]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Launching each kernel the way its tutorial does, on inputs made with a fixed seed.
+# ---------------------------------------------------------------------------------------------------
+
+def _poisoned(shape, dtype) -> np.ndarray:
+    """An output array full of NaN, so an element the kernel forgets to write shows up."""
+    return np.full(shape, np.nan, dtype)
+
+
+def run_add(n: int = 98_432, block: int = 1024, seed: int = 0, to_device=np.asarray, to_host=np.asarray):
+    rng = np.random.default_rng(seed)
+    x, y = rng.random(n, np.float32), rng.random(n, np.float32)
+    out = to_device(_poisoned(n, np.float32))
+    add_kernel[(triton.cdiv(n, block),)](to_device(x), to_device(y), out, n, BLOCK_SIZE=block)
+    return to_host(out), x + y
+
+
+def run_softmax(n_rows: int = 37, n_cols: int = 300, programs: int = 8, seed: int = 0,
+                to_device=np.asarray, to_host=np.asarray):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
+    y = _poisoned((n_rows, n_cols), np.float32)
+    out = to_device(y)
+    softmax_kernel[(programs,)](out, to_device(x), x.strides[0] // 4, y.strides[0] // 4, n_rows, n_cols,
+                                BLOCK_SIZE=triton.next_power_of_2(n_cols), num_stages=2)
+    reference = np.exp(x - x.max(axis=1, keepdims=True))
+    return to_host(out), reference / reference.sum(axis=1, keepdims=True)
+
+
+def run_matmul(M: int = 100, N: int = 90, K: int = 70, dtype=np.float16, activation: str = "leaky_relu",
+               block: int = 32, seed: int = 0, to_device=np.asarray, to_host=np.asarray):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((M, K)).astype(dtype)
+    b = rng.standard_normal((K, N)).astype(dtype)
+    c = _poisoned((M, N), np.float16)
+    out = to_device(c)
+    grid = lambda META: (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),)
+    matmul_kernel[grid](to_device(a), to_device(b), out, M, N, K, a.strides[0] // a.itemsize,
+                        a.strides[1] // a.itemsize, b.strides[0] // b.itemsize, b.strides[1] // b.itemsize,
+                        c.strides[0] // c.itemsize, c.strides[1] // c.itemsize, BLOCK_SIZE_M=block,
+                        BLOCK_SIZE_N=block, BLOCK_SIZE_K=block, GROUP_SIZE_M=4, ACTIVATION=activation)
+    reference = a.astype(np.float32) @ b.astype(np.float32)
+    if activation == "leaky_relu":
+        reference = np.where(reference >= 0, reference, 0.01 * reference)
+    return to_host(out), reference.astype(np.float16)
+
+
+def run_dropout(n: int = 1000, p: float = 0.5, seed: int = 123, block: int = 256,
+                to_device=np.asarray, to_host=np.asarray):
+    """The reference is only a shape check's worth: kept elements are x / (1 - p), the rest 0."""
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    out = to_device(_poisoned(n, np.float32))
+    _seeded_dropout[(triton.cdiv(n, block),)](to_device(x), out, n, p, seed, BLOCK_SIZE=block)
+    result = to_host(out)
+    return result, np.where(result != 0, x / (1 - p), 0.0).astype(np.float32)
+
+
+def run_layer_norm(M: int = 7, N: int = 300, eps: float = 1e-5, block: int = 128, seed: int = 0,
+                   to_device=np.asarray, to_host=np.asarray):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    w, b = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    y = to_device(_poisoned((M, N), np.float32))
+    mean, rstd = to_device(_poisoned(M, np.float32)), to_device(_poisoned(M, np.float32))
+    _layer_norm_fwd_fused[(M,)](to_device(x), y, to_device(w), to_device(b), mean, rstd, N, N, eps,
+                                BLOCK_SIZE=block)
+    mu, var = x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True)
+    return to_host(y), (x - mu) / np.sqrt(var + eps) * w + b

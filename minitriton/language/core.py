@@ -362,8 +362,8 @@ def _reduce(kind: str):
 @builtin
 def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """The sum along `axis` (of everything when None); narrow integers are summed in 32 bits."""
-    x = cast(input, dtype) if _unwrap(dtype) is not None else input
-    return _reduce("sum")(x, axis, keep_dims)
+    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
+    return _reduce("sum")(tensor(semantic.sum_dtype(_value(input), dtype)), axis, keep_dims)
 # --8<-- [end:reductions]
 
 
@@ -411,16 +411,20 @@ def prod(input, axis=None, keep_dims=False) -> tensor:
     return _reduce("prod")(input, axis, keep_dims)
 
 
-def _scan(kind: str):
-    def fn(input, axis=0, reverse=False):
-        return tensor(semantic.scan(_value(input), _const_int(axis, "the scan axis"), kind,
-                                    bool(_unwrap(reverse))))
-    fn.__name__ = f"cum{kind}"
-    return builtin(fn)
+def _scan(x, axis, kind: str, reverse) -> tensor:
+    return tensor(semantic.scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
 
 
-cumsum, cumprod = _scan("sum"), _scan("prod")
-cummax, cummin = _scan("max"), _scan("min")
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
+    """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum."""
+    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
+    return _scan(tensor(semantic.sum_dtype(_value(input), dtype)), axis, "sum", reverse)
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False) -> tensor:
+    return _scan(input, axis, "prod", reverse)
 
 
 @builtin
@@ -537,11 +541,9 @@ def max_constancy(input, values) -> tensor:
 @builtin
 def device_print(prefix, *args, hex=False) -> None:
     """Print each element of each argument with its program id and index, as the kernel runs."""
-    prefix = _const(prefix, "device_print's prefix")
-    if not isinstance(prefix, str):
+    prefix = _unwrap(prefix)
+    if not isinstance(prefix, str):  # print(x): no prefix, only values
         args, prefix = (prefix,) + args, ""
-    if prefix and not prefix.endswith(" ") and args:
-        prefix += " "
     semantic.device_print(prefix, [_value(a) for a in args], bool(_unwrap(hex)))
 
 

@@ -135,10 +135,10 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
     mine = w.dtype
     if other.is_ptr():
         return scalar_constant(w.value)
+    if isinstance(w.value, bool):  # a bool is of the lowest kind: it takes any number type
+        return constant(w.value, other)
     if isinstance(w.value, float) or mine.is_floating():
         return constant(w.value, other if other.is_floating() else ir.float32)
-    if isinstance(w.value, bool):
-        return constant(w.value, ir.int1)
     if other.is_floating():
         return constant(w.value, other)
     if other.is_bool():
@@ -378,9 +378,16 @@ def atomic_cas(ptr: Value, cmp, value) -> Value:
                                broadcast_to(value, shape)])
 
 
+def sum_dtype(x: Value, dtype: DType | None) -> Value:
+    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers."""
+    if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
+        dtype = ir.uint32 if x.dtype.kind == "uint" else ir.int32
+    return x if dtype is None else cast(x, dtype)
+
+
 # --8<-- [start:reduce]
 def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
-    """Reduce along `axis` (all axes when None); sums of narrow integers accumulate in 32 bits."""
+    """Reduce along `axis` (all axes when None), in the dtype of `x`."""
     if not x.type.is_tile:
         raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
     if axis is None:
@@ -390,8 +397,6 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
                 emit("splat", [result], shape=(1,))
         return result
     axis = _axis(axis, len(x.shape))
-    if kind in ("sum", "prod") and x.dtype.is_int() and x.dtype.bits < 32:
-        x = cast(x, ir.int32 if x.dtype.kind == "int" else ir.uint32)
     result = emit("reduce", [x], axis=axis, kind=kind)
     if keep_dims:
         result = emit("expand_dims", [result], axis=axis) if result.type.is_tile else \
@@ -410,8 +415,6 @@ def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
     if not x.type.is_tile:
         raise SemanticError("cannot scan a scalar")
     axis = _axis(axis, len(x.shape))
-    if kind in ("sum", "prod") and x.dtype.is_int() and x.dtype.bits < 32:
-        x = cast(x, ir.int32)
     return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
 
 
@@ -516,6 +519,14 @@ def trans(x: Value, perm: tuple[int, ...] | None) -> Value:
 
 
 def device_print(prefix: str, values: list[Value], hex: bool) -> None:
+    """Triton's convention: a prefix before values ends in ": ", and a long one starts with a space,
+    so `device_print("x", v)` prints `pid (0, 0, 0) idx (3) x: 1.5`."""
+    if values and not prefix.endswith(" "):
+        prefix += " "
+    if values and not prefix.endswith(": "):
+        prefix = prefix[:-1] + ": "
+    if len(prefix) > 2 and not prefix.startswith(" "):
+        prefix = " " + prefix
     builder().create("print", values, {"prefix": prefix, "hex": hex})
 
 

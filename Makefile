@@ -1,0 +1,54 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each makes its own virtual
+# environment (.venv) the first time, and again only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# The stamp's name carries a hash of pyproject.toml, so a change to the dependencies reinstalls.
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: demo test docs serve figures gpu-check setup graphviz clean
+
+demo: setup
+	@$(BIN)/python -m minitriton demo
+
+test: setup
+	@$(BIN)/python -m pytest -q
+
+docs: setup
+	@$(BIN)/mkdocs build --strict --quiet
+	@echo "the book is in site/index.html (or run: $(BIN)/mkdocs serve)"
+
+serve: setup
+	@$(BIN)/mkdocs serve
+
+figures: setup
+	@$(BIN)/python scripts/figures.py
+
+gpu-check:
+	@if [ -f scripts/gpu_check.sh ]; then bash scripts/gpu_check.sh; \
+	else echo "scripts/gpu_check.sh does not exist yet: nothing to run on the GPU"; exit 1; fi
+
+setup: $(STAMP) graphviz
+
+$(STAMP): pyproject.toml
+	@echo "setting up $(VENV) (first run only; takes a minute or two)"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@rm -f $(VENV)/.installed-*
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+# Graphviz's `dot` draws the book's figures (scripts/figures.py).
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Graphviz (dot) with apt-get"; \
+	    (apt-get install -y -qq graphviz || (apt-get update -qq && apt-get install -y -qq graphviz)) \
+	      >/dev/null 2>&1 || echo "could not install Graphviz; the figures cannot be redrawn (the rest works)"; \
+	  else \
+	    echo "Graphviz's dot is missing: install it (sudo apt-get install graphviz, or brew install graphviz)"; \
+	    echo "to redraw the figures; everything else works without it"; \
+	  fi; }
+
+clean:
+	rm -rf $(VENV) site

@@ -1,0 +1,58 @@
+"""Small kernels that chapter 2 compiles to show what the frontend does with each construct.
+
+`scripts/figures.py` compiles them and writes the tile IR they become into chapters/figures/,
+so the listings in the chapter are the compiler's own output.
+"""
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.examples.tutorials import leaky_relu
+
+
+# --8<-- [start:double]
+@triton.jit
+def double(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, 2 * tl.load(x_ptr + offsets))
+# --8<-- [end:double]
+
+
+# --8<-- [start:gather]
+@triton.jit
+def gather(src_ptr, dst_ptr, stride, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets * stride))
+# --8<-- [end:gather]
+
+
+# --8<-- [start:mixed]
+@triton.jit
+def mixed(h_ptr, f_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    h = tl.load(h_ptr + offsets)        # fp16
+    f = tl.load(f_ptr + offsets)        # fp32
+    scaled = h * 0.5                    # a Python float takes the tile's type: stays fp16
+    tl.store(out_ptr + offsets, scaled + f)  # fp16 meets fp32: both become fp32
+# --8<-- [end:mixed]
+
+
+# --8<-- [start:row_sum]
+@triton.jit
+def row_sum(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(total, axis=0))
+# --8<-- [end:row_sum]
+
+
+# --8<-- [start:activate]
+@triton.jit
+def activate(x_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    if ACTIVATION == "leaky_relu":
+        x = leaky_relu(x)
+    tl.store(x_ptr + offsets, x, mask=offsets < n)
+# --8<-- [end:activate]

@@ -1,0 +1,90 @@
+"""The CUDA backend: tile IR -> layouts -> shared memory -> barriers -> LLVM -> PTX -> cubin -> launch.
+
+`compile` runs the GPU passes on simplified tile IR, keeps each stage's text in `asm`, and (when a
+GPU is here) loads the cubin with the driver and prepares the launch. With `target="sm_90"` (or
+any arch) and no GPU, it stops after ptxas: `kernel.warmup(..., target="sm_90")` shows the PTX a
+GPU would run. The on-disk cache keeps the PTX and cubin of every specialization. Chapter: 09-ptx.
+"""
+from __future__ import annotations
+
+from .. import cache, ir
+from ..errors import LaunchError
+
+
+class CUDABackend:
+    def __init__(self, target: str):
+        self.target = target  # "cuda" (the GPU that is here) or an arch such as "sm_90"
+
+    def arch(self) -> str:
+        if self.target != "cuda":
+            return self.target
+        from .. import driver
+        if not driver.is_available():
+            raise LaunchError("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run "
+                              "kernels in the numpy interpreter, or warmup(..., target='sm_90') to "
+                              "compile without running")
+        return driver.device_properties().arch
+
+    # --8<-- [start:stages]
+    def compile(self, jit_fn, fn: ir.Function, specs, constexprs, options):
+        from ..compiler import CompiledKernel
+        from ..passes.barriers import insert_barriers
+        from ..passes.coalesce import coalesce
+        from ..passes.layout import assign_layouts
+        from ..passes.shared import assign_shared
+        from . import llvm, ptx
+
+        arch = self.arch()
+        asm = {"ttir": ir.print_function(fn)}
+        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
+                             constexprs=[[n, repr(v)] for n, v in constexprs.items()],
+                             options=[options.num_warps, options.num_stages], target=arch)
+        runtime_args = [a.name for a in fn.args]
+        signature = [a.dtype for a in fn.args]
+
+        def build() -> cache.Artifacts:
+            vectors = coalesce(fn, options.num_warps)
+            assign_layouts(fn, options.num_warps, vectors)
+            assign_shared(fn)
+            insert_barriers(fn)
+            asm["layout"] = ir.print_function(fn)
+            llir = llvm.lower(fn, options.num_warps, arch)
+            ptx_text = ptx.llvm_to_ptx(llir, arch)
+            artifacts = {"ttir": asm["ttir"], "layout": asm["layout"], "llir": llir, "ptx": ptx_text}
+            metadata = {"shared_bytes": fn.attrs.get("shared_bytes", 0), "num_warps": options.num_warps,
+                        "arch": arch}
+            if ptx.ptxas_path():
+                cubin, usage = ptx.ptx_to_cubin(ptx_text, arch)
+                artifacts["cubin"] = cubin
+                metadata.update(registers=usage.registers, spill_stores=usage.spill_stores,
+                                spill_loads=usage.spill_loads)
+            return cache.Artifacts(artifacts, metadata)
+
+        artifacts = cache.get_or_compile(key, build)
+        asm.update(artifacts.asm)
+        kernel = CompiledKernel(fn.name, asm, runtime_args, dict(artifacts.metadata))
+        if self.target == "cuda":
+            kernel.launcher = self.launcher(fn.name, asm, kernel.metadata, signature, options.num_warps)
+        return kernel
+    # --8<-- [end:stages]
+
+    def launcher(self, name: str, asm: dict, metadata: dict, signature: list[ir.DType], num_warps: int):
+        """Load the module once; each launch converts the arguments and calls the prepared launch."""
+        from .. import driver
+
+        image = asm.get("cubin") or asm["ptx"]
+        shared = metadata["shared_bytes"]
+        module = driver.load_module(image, name, shared)
+        kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
+        launch = driver.make_launcher(module, kinds)
+        block = 32 * num_warps
+        is_ptr = [d.is_ptr() for d in signature]
+
+        def run(grid, args):
+            values = [driver.pointer_of(a) if p else a for a, p in zip(args, is_ptr)]
+            if grid[0] * grid[1] * grid[2] == 0:
+                return
+            launch(grid, block, shared, driver.current_stream(args), *values)
+
+        run.module = module
+        return run

@@ -1,0 +1,489 @@
+"""Lowering the ops that move elements between threads: conversions, reductions, scans, dot.
+
+Each rule first asks whether the move stays inside every thread: if the destination layout's lanes
+and warps index the same elements as the source's (`register_map`), the op is a renumbering of
+registers and costs nothing. Otherwise the elements go through shared memory at the op's buffer
+(`attrs["smem_offset"]`, placed by `passes/shared`): every thread writes what it holds, a barrier,
+every thread reads what it needs. Reductions fold inside a thread, then across lanes with
+`shfl.sync.bfly`, then across warps through shared memory. `dot` runs on tensor cores
+(`mma.sync.m16n8k16`) when its operands are in MMA fragment layouts, else as FMAs. Chapter: 08-llvm.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from .. import ir
+from .llvm import Lowering, cast_register, f32, f64, i1, i8, i16, i32, i64, ll_type
+
+# -- index maps: where the element a destination register needs sits in the source --------------
+
+
+def _drop(axis):
+    return lambda index: tuple(index[:axis]) + tuple(index[axis + 1:])
+
+
+def _zero(dims):
+    return lambda index: tuple(0 if d in dims else i for d, i in enumerate(index))
+
+
+def _permute(perm):
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return lambda index: tuple(index[inverse[d]] for d in range(len(perm)))
+
+
+def _relinearize(src_shape, dst_shape):
+    def to_src(index):
+        linear = 0
+        for i, s in zip(index, dst_shape):
+            linear = linear * s + i
+        out = []
+        for s in reversed(src_shape):
+            linear, i = divmod(linear, s)
+            out.append(i)
+        return tuple(reversed(out))
+    return to_src
+
+
+# --8<-- [start:register_map]
+def register_map(src_layout, src_shape, dst_layout, dst_shape, to_src) -> list[int] | None:
+    """For each destination register, the source register of the same thread holding the element
+    it needs, or None when some element lives in another thread."""
+    for kind in ("lane_bases", "warp_bases"):
+        for d, s in zip(getattr(dst_layout, kind)(dst_shape), getattr(src_layout, kind)(src_shape)):
+            if tuple(to_src(d)) != tuple(s):
+                return None
+    first = {}
+    for r, offset in enumerate(src_layout.register_offsets(src_shape)):
+        first.setdefault(tuple(offset), r)
+    mapping = [first.get(tuple(to_src(offset))) for offset in dst_layout.register_offsets(dst_shape)]
+    return None if None in mapping else mapping
+# --8<-- [end:register_map]
+
+
+def _storage_type(dtype: ir.DType) -> ll.Type:
+    return i8 if dtype.is_bool() else ll_type(dtype)
+
+
+def _linear(lw: Lowering, index: list, shape) -> ll.Value:
+    """Row-major linear position of a runtime index."""
+    total = ll.Constant(i32, 0)
+    stride = 1
+    for i, s in reversed(list(zip(index, shape))):
+        total = lw.b.add(total, lw.b.mul(i, ll.Constant(i32, stride)) if stride != 1 else i)
+        stride *= s
+    return total
+
+
+def _shared_at(lw: Lowering, op, element: ll.Value, dtype: ir.DType, base: int = 0):
+    size = max(dtype.bits // 8, 1)
+    offset = lw.b.add(ll.Constant(i32, op.attrs.get("smem_offset", 0) + base),
+                      lw.b.mul(element, ll.Constant(i32, size)))
+    return lw.shared_ptr(offset)
+
+
+def _write(lw, ptr, value, dtype):
+    lw.b.store(lw.b.zext(value, i8) if dtype.is_bool() else value, ptr)
+
+
+def _read(lw, ptr, dtype):
+    v = lw.b.load(ptr, typ=_storage_type(dtype))
+    return lw.b.icmp_unsigned("!=", v, ll.Constant(i8, 0)) if dtype.is_bool() else v
+
+
+# --8<-- [start:through_shared]
+def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_shape, to_src) -> list:
+    """Move elements between threads: write every held element at its row-major place in the
+    source shape, wait at a barrier, read each needed element from `to_src(index)`."""
+    dtype = src.dtype
+    src_shape = src.shape
+    for r in lw.unique_registers(src.layout, src_shape):
+        index = lw.indices(src.layout, src_shape)[r]
+        _write(lw, _shared_at(lw, op, _linear(lw, index, src_shape), dtype), registers[r], dtype)
+    lw.barrier()
+    out = []
+    for index in lw.indices(dst_layout, dst_shape):
+        source_index = _index_map(lw, to_src, index, len(src_shape), dst_shape)
+        out.append(_read(lw, _shared_at(lw, op, _linear(lw, source_index, src_shape), dtype), dtype))
+    return out
+# --8<-- [end:through_shared]
+
+
+def _index_map(lw: Lowering, to_src, index: list, src_rank: int, dst_shape) -> list:
+    """Apply a bit-linear index map to a runtime index: map each bit of each dimension."""
+    result = [ll.Constant(i32, 0)] * src_rank
+    for d, (value, size) in enumerate(zip(index, dst_shape)):
+        for bit in range(size.bit_length() - 1):
+            unit = [0] * len(dst_shape)
+            unit[d] = 1 << bit
+            image = to_src(tuple(unit))
+            on = lw.b.and_(lw.b.lshr(value, ll.Constant(i32, bit)), ll.Constant(i32, 1))
+            for sd, amount in enumerate(image):
+                if amount:
+                    result[sd] = lw.b.or_(result[sd], lw.b.mul(on, ll.Constant(i32, amount)))
+    return result
+
+
+def _move(lw: Lowering, op, registers, src: ir.Value, dst: ir.Value, to_src) -> list:
+    mapping = register_map(src.layout, src.shape, dst.layout, dst.shape, to_src)
+    if mapping is not None:
+        return [registers[r] for r in mapping]
+    return through_shared(lw, op, registers, src, dst.layout, dst.shape, to_src)
+
+
+def _convert_layout(lw, op, x):
+    return _move(lw, op, x, op.operands[0], op.result, lambda index: index)
+
+
+def _broadcast(lw, op, x):
+    src = op.operands[0]
+    dims = {d for d, (a, b) in enumerate(zip(src.shape, op.result.shape)) if a != b}
+    return _move(lw, op, x, src, op.result, _zero(dims))
+
+
+def _expand_dims(lw, op, x):
+    src = op.operands[0]
+    return _move(lw, op, x, src, op.result, _drop(op.attrs["axis"]))
+
+
+def _trans(lw, op, x):
+    return _move(lw, op, x, op.operands[0], op.result, _permute(op.attrs["perm"]))
+
+
+def _reshape(lw, op, x):
+    src = op.operands[0]
+    return _move(lw, op, x, src, op.result, _relinearize(src.shape, op.result.shape))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------------
+
+def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b):
+    """Combine two partial results (for argmax/argmin, (value, index) pairs; ties keep the lower index)."""
+    B = lw.b
+    if kind in ("argmax", "argmin"):
+        (va, ia), (vb, ib) = a, b
+        fa, fb = lw.to_f32(va, dtype) if dtype.is_floating() else va, lw.to_f32(vb, dtype) if dtype.is_floating() else vb
+        if dtype.is_floating():
+            better = B.fcmp_ordered(">" if kind == "argmax" else "<", fb, fa)
+            equal = B.fcmp_ordered("==", fb, fa)
+        else:
+            cmp = B.icmp_signed if dtype.kind == "int" else B.icmp_unsigned
+            better = cmp(">" if kind == "argmax" else "<", fb, fa)
+            equal = cmp("==", fb, fa)
+        take_b = B.or_(better, B.and_(equal, B.icmp_signed("<", ib, ia)))
+        return B.select(take_b, vb, va), B.select(take_b, ib, ia)
+    from .llvm import RULES
+    name = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum", "xor": "xor", "and": "and",
+            "or": "or"}[kind]
+    fake = ir.Op(name, [ir.Value(ir.scalar(dtype)), ir.Value(ir.scalar(dtype))], [])
+    return RULES[name](lw, fake, [a], [b])[0]
+
+
+def _shuffle_xor(lw: Lowering, value, mask: int):
+    """The value lane `lane ^ mask` holds (every type goes through 32-bit shuffles)."""
+    B = lw.b
+    full = ll.Constant(i32, 0xFFFFFFFF)
+    t = value.type
+    if t == i64 or t == f64:
+        bits = B.bitcast(value, i64) if t == f64 else value
+        lo, hi = B.trunc(bits, i32), B.trunc(B.lshr(bits, ll.Constant(i64, 32)), i32)
+        lo, hi = (lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, v, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+                  for v in (lo, hi))
+        joined = B.or_(B.zext(lo, i64), B.shl(B.zext(hi, i64), ll.Constant(i64, 32)))
+        return B.bitcast(joined, f64) if t == f64 else joined
+    if t == f32:
+        return lw.call("llvm.nvvm.shfl.sync.bfly.f32", f32, [full, value, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+    if t == i32:
+        return lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, value, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+    bits = B.bitcast(value, ll.IntType(t.width if isinstance(t, ll.IntType) else 16)) \
+        if not isinstance(t, ll.IntType) else value
+    wide = B.zext(bits, i32)
+    out = B.trunc(lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, wide, ll.Constant(i32, mask),
+                                                               ll.Constant(i32, 31)]), bits.type)
+    return out if isinstance(t, ll.IntType) else B.bitcast(out, t)
+
+
+def _shuffle(lw, value, mask):
+    if isinstance(value, tuple):
+        return tuple(_shuffle_xor(lw, v, mask) for v in value)
+    return _shuffle_xor(lw, value, mask)
+
+
+# --8<-- [start:reduce]
+def _reduce(lw: Lowering, op, x):
+    """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared memory."""
+    src, result = op.operands[0], op.result
+    axis, kind = op.attrs["axis"], op.attrs["kind"]
+    dtype = src.dtype
+    layout, shape = src.layout, src.shape
+    offsets = layout.register_offsets(shape)
+    with_index = kind in ("argmax", "argmin")
+    indices = lw.indices(layout, shape) if with_index else None
+    # 1. In-thread: registers that differ only along the axis fold together.
+    groups: dict[tuple, object] = {}
+    for r in lw.unique_registers(layout, shape):
+        key = _drop(axis)(offsets[r])
+        value = (x[r], indices[r][axis]) if with_index else x[r]
+        groups[key] = value if key not in groups else _combine(lw, kind, dtype, groups[key], value)
+    # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
+    for mask in layout.lane_masks_along(axis, shape):
+        groups = {k: _combine(lw, kind, dtype, v, _shuffle(lw, v, mask)) for k, v in groups.items()}
+    # 3. Across warps: partial results meet in shared memory.
+    warp_masks = layout.warp_masks_along(axis, shape)
+    if warp_masks:
+        groups = _across_warps(lw, op, groups, warp_masks, kind, dtype, layout, shape, axis)
+    # 4. Registers in the order of the result's (slice) layout.
+    if not result.type.is_tile:
+        (value,) = groups.values()
+        return [value[1] if with_index else value]
+    picked = [groups[tuple(o)] for o in result.layout.register_offsets(result.shape)]
+    return [v[1] if with_index else v for v in picked]
+# --8<-- [end:reduce]
+
+
+def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, shape, axis):
+    B = lw.b
+    out_shape = _drop(axis)(shape)
+    count = 1
+    for s in out_shape:
+        count *= s
+    slot = ll.Constant(i32, 0)  # this warp's position among the warps along the axis
+    for k, mask in enumerate(warp_masks):
+        on = B.and_(B.lshr(lw.warp, ll.Constant(i32, mask.bit_length() - 1)), ll.Constant(i32, 1))
+        slot = B.or_(slot, B.shl(on, ll.Constant(i32, k)))
+    parts = lw.thread_part(layout, shape)
+    with_index = kind in ("argmax", "argmin")
+    size = max(dtype.bits // 8, 1)
+    index_base = len(warp_masks) and (1 << len(warp_masks)) * count * size
+    index_base = (index_base + 3) // 4 * 4
+    positions = {}
+    for key, value in groups.items():
+        element_index = [B.or_(p, ll.Constant(i32, o)) if o else p for p, o in zip(_drop(axis)(parts), key)]
+        position = _linear(lw, element_index, out_shape) if out_shape else ll.Constant(i32, 0)
+        positions[key] = position
+        at = B.add(B.mul(slot, ll.Constant(i32, count)), position)
+        if with_index:
+            _write(lw, _shared_at(lw, op, at, dtype), value[0], dtype)
+            _write(lw, _shared_at(lw, op, at, ir.int32, index_base), value[1], ir.int32)
+        else:
+            _write(lw, _shared_at(lw, op, at, dtype), value, dtype)
+    lw.barrier()
+    result = {}
+    for key, position in positions.items():
+        acc = None
+        for w in range(1 << len(warp_masks)):
+            at = B.add(ll.Constant(i32, w * count), position)
+            value = _read(lw, _shared_at(lw, op, at, dtype), dtype)
+            if with_index:
+                value = (value, _read(lw, _shared_at(lw, op, at, ir.int32, index_base), ir.int32))
+            acc = value if acc is None else _combine(lw, kind, dtype, acc, value)
+        result[key] = acc
+    return result
+
+
+def reduce_scratch_bytes(op: ir.Op) -> int:
+    """Shared memory a reduction needs: one partial per warp along the axis per result element."""
+    src = op.operands[0]
+    warps = 1 << len(src.layout.warp_masks_along(op.attrs["axis"], src.shape))
+    if warps == 1:
+        return 0
+    count = op.result.type.numel
+    size = max(src.dtype.bits // 8, 1)
+    total = (warps * count * size + 3) // 4 * 4
+    return total + (warps * count * 4 if op.attrs["kind"] in ("argmax", "argmin") else 0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scans: in shared memory, one thread per line along the axis (simple and exact).
+# ---------------------------------------------------------------------------------------------------
+
+def _scan(lw: Lowering, op, x):
+    B = lw.b
+    src = op.operands[0]
+    dtype, shape, axis = src.dtype, src.shape, op.attrs["axis"]
+    for r in lw.unique_registers(src.layout, shape):
+        index = lw.indices(src.layout, shape)[r]
+        _write(lw, _shared_at(lw, op, _linear(lw, index, shape), dtype), x[r], dtype)
+    lw.barrier()
+    length = shape[axis]
+    stride = 1
+    for s in shape[axis + 1:]:
+        stride *= s
+    lines = src.type.numel // length
+    threads = 32 * lw.num_warps
+    # for line in range(tid, lines, threads): scan the `length` elements of that line
+    pre = B.block
+    head = B.append_basic_block("scan.line")
+    body = B.append_basic_block("scan.body")
+    done = B.append_basic_block("scan.done")
+    B.branch(head)
+    B.position_at_end(head)
+    line = B.phi(i32)
+    line.add_incoming(lw.tid, pre)
+    B.cbranch(B.icmp_unsigned("<", line, ll.Constant(i32, lines)), body, done)
+    B.position_at_end(body)
+    outer, inner = B.udiv(line, ll.Constant(i32, stride)), B.urem(line, ll.Constant(i32, stride))
+    base = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
+    acc = None
+    steps = range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)
+    for k in steps:
+        ptr = _shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
+        value = _read(lw, ptr, dtype)
+        acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value)
+        _write(lw, ptr, acc, dtype)
+    line.add_incoming(B.add(line, ll.Constant(i32, threads)), B.block)
+    B.branch(head)
+    B.position_at_end(done)
+    lw.barrier()
+    return [_read(lw, _shared_at(lw, op, _linear(lw, index, shape), dtype), dtype)
+            for index in lw.indices(op.result.layout, shape)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# dot
+# ---------------------------------------------------------------------------------------------------
+
+# --8<-- [start:mma]
+def _mma(lw: Lowering, op, a, b, acc):
+    """acc += a @ b with mma.sync.m16n8k16: A fragments of 8, B of 4, C of 4 registers per tile."""
+    B = lw.b
+    av, bv, cv = op.operands
+    m_tile = 16 * av.layout.parent.warps_per_cta[0]
+    n_tile = 8 * av.layout.parent.warps_per_cta[1]
+    a_tiles = _fragments(av.layout.register_offsets(av.shape), 8, lambda o: (o[0] // m_tile, o[1] // 16))
+    b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 4, lambda o: (o[0] // 16, o[1] // n_tile))
+    c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4, lambda o: (o[0] // m_tile, o[1] // n_tile))
+    kind = "bf16" if av.dtype.is_bf16() else "f16"
+    text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+            "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
+    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
+    out = list(acc)
+    k_tiles = av.shape[1] // 16
+    for (mi, ni), c_regs in c_tiles.items():
+        values = [out[r] for r in c_regs]
+        for ki in range(k_tiles):
+            a_words = _pack_pairs(lw, [a[r] for r in a_tiles[(mi, ki)]])
+            b_words = _pack_pairs(lw, [b[r] for r in b_tiles[(ki, ni)]])
+            result = lw.asm(ll.LiteralStructType([f32] * 4), text, constraints, a_words + b_words + values,
+                            side_effect=False)
+            values = [B.extract_value(result, i) for i in range(4)]
+        for r, v in zip(c_regs, values):
+            out[r] = v
+    return out
+# --8<-- [end:mma]
+
+
+def _fragments(offsets, size: int, tile_of) -> dict:
+    """Group a thread's registers into instruction fragments of `size`, keyed by their tile."""
+    return {tile_of(offsets[start]): list(range(start, start + size)) for start in range(0, len(offsets), size)}
+
+
+def _pack_pairs(lw: Lowering, values: list) -> list:
+    B = lw.b
+    words = []
+    for lo, hi in zip(values[0::2], values[1::2]):
+        lo_bits = lo if isinstance(lo.type, ll.IntType) else B.bitcast(lo, i16)
+        hi_bits = hi if isinstance(hi.type, ll.IntType) else B.bitcast(hi, i16)
+        words.append(B.or_(B.zext(lo_bits, i32), B.shl(B.zext(hi_bits, i32), ll.Constant(i32, 16))))
+    return words
+
+
+# --8<-- [start:fma_dot]
+def _fma_dot(lw: Lowering, op, a, b, acc):
+    """acc[i, j] += sum_k a[i, k] * b[k, j]: operands staged in shared memory, a loop over k."""
+    B = lw.b
+    av, bv, cv = op.operands
+    (m, k_size), (_, n) = av.shape, bv.shape
+    elem = av.dtype
+    compute = cv.dtype
+    for value, regs, base in ((av, a, 0), (bv, b, m * k_size)):
+        for r in lw.unique_registers(value.layout, value.shape):
+            index = lw.indices(value.layout, value.shape)[r]
+            at = B.add(ll.Constant(i32, base), _linear(lw, index, value.shape))
+            _write(lw, _shared_at(lw, op, at, elem), regs[r], elem)
+    lw.barrier()
+    indices = lw.indices(cv.layout, cv.shape)
+    rows = sorted({o[0] for o in cv.layout.register_offsets(cv.shape)})
+    cols = sorted({o[1] for o in cv.layout.register_offsets(cv.shape)})
+    offsets = cv.layout.register_offsets(cv.shape)
+    row_of = {o: indices[r][0] for r, o in enumerate(o[0] for o in offsets)}
+    col_of = {o: indices[r][1] for r, o in enumerate(o[1] for o in offsets)}
+    pre = B.block
+    head = B.append_basic_block("dot.k")
+    body = B.append_basic_block("dot.body")
+    done = B.append_basic_block("dot.done")
+    B.branch(head)
+    B.position_at_end(head)
+    k = B.phi(i32)
+    k.add_incoming(ll.Constant(i32, 0), pre)
+    phis = []
+    for value in acc:
+        phi = B.phi(value.type)
+        phi.add_incoming(value, pre)
+        phis.append(phi)
+    B.cbranch(B.icmp_unsigned("<", k, ll.Constant(i32, k_size)), body, done)
+    B.position_at_end(body)
+    a_row = {r: cast_register(lw, _read(lw, _shared_at(lw, op, B.add(B.mul(row_of[r], ll.Constant(i32, k_size)), k),
+                                                        elem), elem), elem, compute) for r in rows}
+    b_col = {c: cast_register(lw, _read(lw, _shared_at(lw, op, B.add(ll.Constant(i32, m * k_size),
+                                                                      B.add(B.mul(k, ll.Constant(i32, n)), col_of[c])),
+                                                        elem), elem), elem, compute) for c in cols}
+    updated = []
+    for phi, (row, col) in zip(phis, offsets):
+        x, y = a_row[row], b_col[col]
+        if compute.is_floating():
+            name = "llvm.fma.f64" if compute == ir.float64 else "llvm.fma.f32"
+            updated.append(lw.call(name, ll_type(compute), [x, y, phi]))
+        else:
+            updated.append(B.add(phi, B.mul(x, y)))
+    k.add_incoming(B.add(k, ll.Constant(i32, 1)), B.block)
+    for phi, value in zip(phis, updated):
+        phi.add_incoming(value, B.block)
+    B.branch(head)
+    B.position_at_end(done)
+    return list(phis)
+# --8<-- [end:fma_dot]
+
+
+def _dot(lw: Lowering, op, a, b, acc):
+    from ..layouts import DotOperandLayout
+    if isinstance(op.operands[0].layout, DotOperandLayout):
+        return _mma(lw, op, a, b, acc)
+    return _fma_dot(lw, op, a, b, acc)
+
+
+def scratch_bytes(op: ir.Op) -> int:
+    """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
+    name = op.name
+    if name in ("convert_layout", "broadcast", "expand_dims", "trans", "reshape"):
+        src = op.operands[0]
+        to_src = {"convert_layout": lambda i: i,
+                  "broadcast": _zero({d for d, (x, y) in enumerate(zip(src.shape, op.result.shape)) if x != y}),
+                  "expand_dims": _drop(op.attrs.get("axis", 0)),
+                  "trans": _permute(op.attrs.get("perm", ())),
+                  "reshape": _relinearize(src.shape, op.result.shape)}[name]
+        if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,
+                                                to_src) is not None:
+            return 0
+        return src.type.numel * max(src.dtype.bits // 8, 1)
+    if name == "reduce":
+        return reduce_scratch_bytes(op)
+    if name == "scan":
+        return op.result.type.numel * max(op.result.dtype.bits // 8, 1)
+    if name == "dot":
+        from ..layouts import DotOperandLayout
+        if isinstance(op.operands[0].layout, DotOperandLayout):
+            return 0
+        a, b, _ = op.operands
+        return (a.type.numel + b.type.numel) * max(a.dtype.bits // 8, 1)
+    return 0
+
+
+RULES = {"convert_layout": _convert_layout, "broadcast": _broadcast, "expand_dims": _expand_dims,
+         "trans": _trans, "reshape": _reshape, "reduce": _reduce, "scan": _scan, "dot": _dot}
+
+
+_ = (i1, i64, f64)

@@ -1,0 +1,334 @@
+"""Hierarchical tiling: give every tile value a layout (which thread holds which element).
+
+Reads simplified tile IR and `num_warps`; sets `Value.layout` on every tile value and inserts
+`convert_layout` ops where a consumer needs its operand laid out differently from how the producer
+made it. Two kinds of values:
+
+- *anchored* values have a layout forced by how they are made: a load takes the layout of its
+  pointers' tile (the default blocked layout, vectorized by `coalesce`), a reduction the slice of
+  its operand's layout, a dot on tensor cores the MMA layout, a loop argument that of its value;
+- *flexible* values (splats, aranges and the index arithmetic built from them) cost almost nothing
+  to compute, so instead of converting them the pass recomputes ("rematerializes") them in
+  whatever layout their consumer wants.
+
+Converting an anchored value costs a trip through shared memory; the pass only does it where two
+anchored layouts meet. Chapter: 04-layouts.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..layouts import BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SliceLayout, default_blocked
+
+# Ops whose result can be recomputed in any layout from its operands at the cost of the op itself.
+FLEXIBLE_OPS = {"splat", "arange", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
+                "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
+                "addptr", "hint", "umulhi", "bitcast", "abs"}
+# Flexible chains longer than this are anchored instead (recomputing them would cost more than a convert).
+MAX_REMAT_OPS = 24
+
+ir.OPS["convert_layout"] = lambda name, operands, attrs: [operands[0].type]
+
+
+def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> BlockedLayout:
+    """The default layout of a tile: row-major lanes (fastest along the last dimension), with
+    `vector` consecutive elements per thread along that dimension when coalescing allows it."""
+    spt = [1] * len(shape)
+    if shape:
+        spt[-1] = max(1, min(vector, shape[-1]))
+    return default_blocked(shape, num_warps, size_per_thread=spt)
+
+
+def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:
+    """The layout of `expand_dims(x, axis)` for x laid out in `layout`: a slice along `axis` gives
+    back its parent; a blocked layout gains a dimension of one element, one lane, one warp."""
+    if isinstance(layout, SliceLayout) and layout.dim == axis:
+        return layout.parent
+    if isinstance(layout, BlockedLayout):
+        insert = lambda t, v: t[:axis] + (v,) + t[axis:]
+        order = tuple(d + (d >= axis) for d in layout.order) + (axis,)
+        return BlockedLayout(insert(layout.size_per_thread, 1), insert(layout.threads_per_warp, 1),
+                             insert(layout.warps_per_cta, 1), order)
+    return None
+
+
+def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> DistributedLayout | None:
+    """The layout of `trans(x, perm)` that keeps every element in the thread that had it."""
+    if not isinstance(layout, BlockedLayout):
+        return None
+    pick = lambda t: tuple(t[p] for p in perm)
+    inverse = {p: i for i, p in enumerate(perm)}
+    return BlockedLayout(pick(layout.size_per_thread), pick(layout.threads_per_warp),
+                         pick(layout.warps_per_cta), tuple(inverse[d] for d in layout.order))
+
+
+# --8<-- [start:mma]
+def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int):
+    """Tensor-core layouts for `dot` (mma.sync m16n8k16) when the types and shape allow, else None."""
+    if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32:
+        return None
+    m, n = acc.shape
+    if m % 16 or n % 8 or a.shape[1] % 16:
+        return None
+    warps_m = min(num_warps, max(1, m // 16))
+    warps_n = max(1, num_warps // warps_m)
+    while warps_n > 1 and n < warps_n * 8:
+        warps_n //= 2
+    if warps_m * warps_n != num_warps:
+        return None
+    mma = MmaLayout((warps_m, warps_n))
+    return DotOperandLayout(0, mma, 2), DotOperandLayout(1, mma, 2), mma
+# --8<-- [end:mma]
+
+
+class LayoutAssignment:
+    """Pass 1 decides a layout (or 'flexible') per value; pass 2 rewrites the IR to match."""
+
+    def __init__(self, fn: ir.Function, num_warps: int, vectors: dict[int, int] | None = None):
+        self.fn, self.num_warps = fn, num_warps
+        self.vectors = vectors or {}  # id(pointer value) -> elements per thread, from coalesce
+        self.layout: dict[int, DistributedLayout] = {}  # anchored values only
+        self.remat: dict[tuple, ir.Value] = {}  # (value, layout, block) -> its copy there
+        self.operand_layouts: dict[int, list[DistributedLayout]] = {}  # id(reduce op) -> [its operand's]
+
+    # -- pass 1: decide ---------------------------------------------------------------------------
+    def flexible(self, v: ir.Value, budget: list | None = None) -> bool:
+        """A value that is cheaper to recompute in a new layout than to convert."""
+        if not v.type.is_tile or id(v) in self.layout:
+            return False
+        op = v.owner
+        if op is None or op.name not in FLEXIBLE_OPS:
+            return False
+        budget = budget if budget is not None else [MAX_REMAT_OPS]
+        budget[0] -= 1
+        return budget[0] >= 0 and all(not o.type.is_tile or self.flexible(o, budget) for o in op.operands)
+
+    def of(self, v: ir.Value) -> DistributedLayout | None:
+        return self.layout.get(id(v))
+
+    def default(self, v: ir.Value) -> DistributedLayout:
+        return blocked_for(v.shape, self.num_warps, self.vectors.get(id(v), 1))
+
+    def anchor(self, v: ir.Value, layout: DistributedLayout) -> None:
+        self.layout[id(v)] = layout
+
+    def decide_block(self, block: ir.Block) -> None:
+        for op in block.ops:
+            self.decide(op)
+
+    # --8<-- [start:decide]
+    def decide(self, op: ir.Op) -> None:
+        """Anchor the results of `op` whose layout is forced; leave flexible ones undecided."""
+        name = op.name
+        tiles = [v for v in op.operands if v.type.is_tile]
+        anchored = [self.of(v) for v in tiles if self.of(v) is not None]
+        if name in ("for", "while"):
+            return self.decide_loop(op)
+        if name == "if":
+            for region in op.regions:
+                self.decide_block(region)
+            for i, r in enumerate(op.results):
+                if r.type.is_tile:
+                    then_value = op.regions[0].terminator.operands[i]
+                    self.anchor(r, self.of(then_value) or self.default(r))
+            return
+        if not op.results or not op.results[0].type.is_tile and name != "reduce":
+            return
+        result = op.results[0]
+        if name == "load":
+            ptr = op.operands[0]
+            self.anchor(result, self.of(ptr) or self.default(ptr))
+        elif name in ("atomic", "atomic_cas"):
+            self.anchor(result, self.of(op.operands[0]) or self.default(op.operands[0]))
+        elif name == "reduce":
+            x = op.operands[0]
+            parent = self.of(x) or self.default(x)
+            self.operand_layouts[id(op)] = [parent]
+            if result.type.is_tile:
+                self.anchor(result, SliceLayout(op.attrs["axis"], parent))
+        elif name == "dot":
+            a, b, acc = op.operands
+            mma = mma_layouts(a, b, acc, self.num_warps)
+            self.anchor(result, mma[2] if mma else (self.of(acc) or self.default(acc)))
+        elif name in ("scan", "reshape", "convert_layout"):
+            x = op.operands[0]
+            layout = self.of(x) if name == "scan" else None
+            self.anchor(result, layout or self.default(result))
+        elif name == "trans":
+            source = self.of(op.operands[0])
+            permuted = permute_layout(source, op.attrs["perm"]) if source else None
+            self.anchor(result, permuted or self.default(result))
+        elif self.flexible(result):
+            return
+        elif name == "expand_dims" and anchored:
+            self.anchor(result, expand_layout(anchored[0], op.attrs["axis"]) or self.default(result))
+        elif anchored:
+            self.anchor(result, anchored[0])
+        else:
+            self.anchor(result, self.default(result))
+    # --8<-- [end:decide]
+
+    def decide_loop(self, op: ir.Op) -> None:
+        """Loop arguments take the layout of the value the body yields for them (two tries)."""
+        body = op.regions[-1]
+        args = body.args[1:] if op.name == "for" else body.args
+        inits = op.operands[3:] if op.name == "for" else op.operands
+        for attempt in range(2):
+            for arg, init, result in zip(args, inits, op.results):
+                if arg.type.is_tile:
+                    chosen = self.of(arg) if attempt else (self.of(init) or self.default(init))
+                    self.anchor(arg, chosen)
+                    self.anchor(result, chosen)
+                    if op.name == "while":
+                        self.anchor(op.regions[0].args[list(args).index(arg)], chosen)
+            for region in op.regions:
+                self.decide_block(region)
+            changed = False
+            for arg, yielded in zip(args, body.terminator.operands):
+                if arg.type.is_tile and self.of(yielded) is not None and self.of(yielded) != self.of(arg):
+                    self.anchor(arg, self.of(yielded))
+                    changed = True
+            if not changed:
+                break
+        if op.name == "while":
+            cond = op.regions[0].ops[-1]
+            for before_arg, after_arg, result, v in zip(op.regions[0].args, body.args, op.results,
+                                                        cond.operands[1:]):
+                if after_arg.type.is_tile:
+                    self.anchor(after_arg, self.of(before_arg))
+                    self.anchor(result, self.of(before_arg))
+
+    # -- pass 2: rewrite --------------------------------------------------------------------------
+    def required(self, op: ir.Op) -> list[DistributedLayout | None]:
+        """The layout `op` needs each tile operand in (None: any, e.g. a scalar)."""
+        name = op.name
+        tiles = [v for v in op.operands if v.type.is_tile]
+        if not tiles:
+            return [None] * len(op.operands)
+        if name == "dot":
+            mma = mma_layouts(*op.operands, self.num_warps)
+            acc_layout = self.of(op.result)
+            if mma:
+                return list(mma)
+            a, b, _ = op.operands
+            return [self.of(a) or self.default(a), self.of(b) or self.default(b), acc_layout]
+        if name == "reduce":
+            return self.operand_layouts[id(op)]
+        if name == "expand_dims":
+            target = self.of(op.result)
+            axis = op.attrs["axis"]
+            return [SliceLayout(axis, target)]
+        if name in ("reshape", "convert_layout", "print", "assert"):
+            return [self.of(v) or self.default(v) if v.type.is_tile else None for v in op.operands]
+        if name == "trans":
+            source = op.operands[0]
+            return [self.of(source) or self.default(source)]
+        if name in ("store", "atomic", "atomic_cas"):
+            ptr = op.operands[0]
+            target = self.of(ptr) or (op.results and self.of(op.result)) or self.default(ptr)
+            return [target if v.type.is_tile else None for v in op.operands]
+        if name == "yield":
+            return [None] * len(op.operands)  # handled by the region op
+        result_layout = self.of(op.results[0]) if op.results and op.results[0].type.is_tile else None
+        target = result_layout or next((self.of(v) for v in tiles if self.of(v)), None) or self.default(tiles[0])
+        if name == "broadcast":
+            return [target]
+        return [target if v.type.is_tile else None for v in op.operands]
+
+    def rewrite_block(self, block: ir.Block) -> None:
+        new_ops: list[ir.Op] = []
+        for op in block.ops:
+            if op.results and all(id(r) in self.layout for r in op.results if r.type.is_tile) or \
+                    not any(r.type.is_tile for r in op.results) or op.name in ("yield", "condition"):
+                for region in op.regions:
+                    self.rewrite_block(region)
+                if op.name in ("for", "while", "if"):
+                    self.fix_region_yields(op)
+                operands = []
+                for v, want in zip(op.operands, self.required_for(op)):
+                    operands.append(self.materialize(v, want, new_ops) if want is not None else v)
+                op.operands = operands
+                for r in op.results:
+                    if r.type.is_tile:
+                        r.layout = self.layout[id(r)]
+                new_ops.append(op)
+            # flexible ops are dropped here and recomputed where they are used
+        block.ops = new_ops
+
+    def required_for(self, op: ir.Op):
+        if op.name == "for":
+            body = op.regions[0]
+            return [None, None, None] + [self.of(a) if a.type.is_tile else None for a in body.args[1:]]
+        if op.name == "while":
+            return [self.of(a) if a.type.is_tile else None for a in op.regions[0].args]
+        if op.name in ("if", "yield", "condition"):
+            return [None] * len(op.operands)
+        return self.required(op)
+
+    def fix_region_yields(self, op: ir.Op) -> None:
+        """Make each region's yielded values match the layouts of what receives them."""
+        if op.name == "for":
+            targets = [[self.of(a) if a.type.is_tile else None for a in op.regions[0].args[1:]]]
+            terms = [op.regions[0].ops]
+        elif op.name == "while":
+            before, after = op.regions
+            targets = [[None] + [self.of(a) if a.type.is_tile else None for a in after.args],
+                       [self.of(a) if a.type.is_tile else None for a in before.args]]
+            terms = [before.ops, after.ops]
+        else:
+            targets = [[self.of(r) if r.type.is_tile else None for r in op.results]] * 2
+            terms = [r.ops for r in op.regions]
+        for ops, want in zip(terms, targets):
+            term = ops.pop()
+            term.operands = [self.materialize(v, w, ops) if w is not None else v
+                             for v, w in zip(term.operands, want)]
+            ops.append(term)
+        for region in op.regions:
+            for a in region.args:
+                if a.type.is_tile:
+                    a.layout = self.of(a)
+
+    # --8<-- [start:materialize]
+    def materialize(self, v: ir.Value, want: DistributedLayout, out: list[ir.Op]) -> ir.Value:
+        """`v` laid out in `want`: itself, a recomputation of its flexible chain, or a convert."""
+        if not v.type.is_tile:
+            return v
+        have = self.of(v)
+        if have == want:
+            return v
+        if have is None:  # flexible: recompute the chain in `want` (once per block)
+            key = (id(v), want, id(out))
+            if key not in self.remat:
+                self.remat[key] = self.recompute(v, want, out)
+            return self.remat[key]
+        key = (id(v), want, id(out))
+        if key not in self.remat:
+            op = ir.Op("convert_layout", [v], [], {}, [], v.owner.loc if v.owner else None)
+            op.results = [ir.Value(v.type, op, layout=want)]
+            self.layout[id(op.result)] = want
+            out.append(op)
+            self.remat[key] = op.result
+        return self.remat[key]
+    # --8<-- [end:materialize]
+
+    def recompute(self, v: ir.Value, want: DistributedLayout, out: list[ir.Op]) -> ir.Value:
+        op = v.owner
+        if op.name == "expand_dims":
+            operand_layouts = [SliceLayout(op.attrs["axis"], want)]
+        else:
+            operand_layouts = [want] * len(op.operands)
+        operands = [self.materialize(o, w, out) if o.type.is_tile else o for o, w in zip(op.operands, operand_layouts)]
+        clone = ir.Op(op.name, operands, [], dict(op.attrs), [], op.loc)
+        clone.results = [ir.Value(v.type, clone, layout=want)]
+        self.layout[id(clone.result)] = want
+        out.append(clone)
+        return clone.result
+
+
+def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict[int, int] | None = None) -> ir.Function:
+    """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
+    assignment = LayoutAssignment(fn, num_warps, vectors)
+    assignment.decide_block(fn.body)
+    assignment.rewrite_block(fn.body)
+    ir.verify(fn)
+    fn.attrs["num_warps"] = num_warps
+    return fn

@@ -1,0 +1,70 @@
+"""Shared memory: which ops need a buffer, and where in the kernel's shared memory it goes.
+
+Reads tile IR with layouts. An op that moves elements between threads (a layout conversion, a
+reduction across warps, a scan, a dot on CUDA cores) needs scratch space while it runs; codegen
+answers how much (`codegen.tiles.scratch_bytes`). Each buffer is live over an interval of the
+program (here: the op itself); buffers whose intervals overlap get disjoint offsets, the others
+share space, first fit. Sets `attrs["smem_offset"]` on each such op and `fn.attrs["shared_bytes"]`,
+and raises `OutOfResources` when the kernel needs more than the device offers. Chapter: 06-shared.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..errors import OutOfResources
+
+
+@dataclass
+class Buffer:
+    """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its offset."""
+
+    op: ir.Op
+    size: int
+    start: int
+    end: int
+    offset: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
+
+
+def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
+    buffers = []
+    for position, op in enumerate(fn.walk()):
+        size = scratch_bytes(op)
+        if size:
+            buffers.append(Buffer(op, (size + 15) // 16 * 16, position, position))
+    return buffers
+
+
+# --8<-- [start:allocate]
+def allocate(buffers: list[Buffer]) -> int:
+    """First fit by decreasing size: each buffer goes at the lowest offset that no buffer live at
+    the same time occupies. Returns the total bytes needed."""
+    placed: list[Buffer] = []
+    for buf in sorted(buffers, key=lambda b: (-b.size, b.start)):
+        offset = 0
+        for other in sorted(placed, key=lambda b: b.offset):
+            overlaps_in_time = other.start <= buf.end and buf.start <= other.end
+            if overlaps_in_time and other.offset < offset + buf.size and offset < other.offset + other.size:
+                offset = other.offset + other.size
+        buf.offset = offset
+        placed.append(buf)
+    return max((b.offset + b.size for b in buffers), default=0)
+# --8<-- [end:allocate]
+
+
+def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
+    """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
+    from ..codegen.tiles import scratch_bytes
+
+    buffers = _buffers(fn, scratch_bytes)
+    total = allocate(buffers)
+    for buf in buffers:
+        buf.op.attrs["smem_offset"] = buf.offset
+        buf.op.attrs["smem_bytes"] = buf.size
+    fn.attrs["shared_bytes"] = total
+    if limit is not None and total > limit:
+        raise OutOfResources(total, limit, "shared memory")
+    return buffers

@@ -1,0 +1,1539 @@
+"""Every item of the language, in a small kernel run by the interpreter and compared with numpy.
+
+Kernels are written the way a Triton user writes them. Where a law holds for all inputs (an
+elementwise operator equals numpy's) hypothesis draws the inputs; elsewhere inputs come from fixed
+seeds. Sizes are not multiples of the blocks and outputs start poisoned, so unwritten elements show.
+"""
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.interpreter import round_to_bf16
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+INTS = [np.int8, np.int16, np.int32, np.int64]
+UINTS = [np.uint8, np.uint16, np.uint32, np.uint64]
+FLOATS = [np.float16, np.float32, np.float64]
+ALL = INTS + UINTS + FLOATS
+DTYPE_NAMES = {np.dtype(d): d.__name__ for d in ALL}
+TL = {np.dtype(np.int8): tl.int8, np.dtype(np.int16): tl.int16, np.dtype(np.int32): tl.int32,
+      np.dtype(np.int64): tl.int64, np.dtype(np.uint8): tl.uint8, np.dtype(np.uint16): tl.uint16,
+      np.dtype(np.uint32): tl.uint32, np.dtype(np.uint64): tl.uint64, np.dtype(np.float16): tl.float16,
+      np.dtype(np.float32): tl.float32, np.dtype(np.float64): tl.float64, np.dtype(np.bool_): tl.int1}
+few = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def ttir(kernel, *args, **kwargs) -> str:
+    return kernel.warmup(*args, grid=(1,), **kwargs).asm["ttir"]
+
+
+def random_array(rng, dtype, n, low=None, high=None):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(-10 if low is None else low, 10 if high is None else high, n).astype(dtype)
+    info = np.iinfo(dtype)
+    lo = info.min if low is None else max(low, info.min)
+    hi = info.max if high is None else min(high, info.max)
+    return rng.integers(lo, hi, n, dtype=dtype, endpoint=True)
+
+
+# ------------------------------------------------------------------- program_id and num_programs
+
+@triton.jit
+def grid_kernel(out_ptr):
+    x, y, z = tl.program_id(0), tl.program_id(1), tl.program_id(axis=2)
+    nx, ny, nz = tl.num_programs(0), tl.num_programs(1), tl.num_programs(axis=2)
+    linear = (z * ny + y) * nx + x
+    base = out_ptr + linear * 6
+    tl.store(base + 0, x)
+    tl.store(base + 1, y)
+    tl.store(base + 2, z)
+    tl.store(base + 3, nx)
+    tl.store(base + 4, ny)
+    tl.store(base + 5, nz)
+
+
+@pytest.mark.parametrize("grid", [(5,), (3, 2), (2, 3, 4), 7, (1, 1, 1)])
+def test_program_id_and_num_programs(grid):
+    full = (grid,) if isinstance(grid, int) else grid
+    full = tuple(full) + (1,) * (3 - len(full))
+    out = np.full((full[2], full[1], full[0], 6), -1, np.int32)
+    grid_kernel[grid](out)
+    z, y, x = np.meshgrid(np.arange(full[2]), np.arange(full[1]), np.arange(full[0]), indexing="ij")
+    np.testing.assert_array_equal(out[..., 0], x)
+    np.testing.assert_array_equal(out[..., 1], y)
+    np.testing.assert_array_equal(out[..., 2], z)
+    assert (out[..., 3:] == np.array(full)).all()
+
+
+def test_empty_grid_runs_nothing():
+    out = np.full(6, -1, np.int32)
+    grid_kernel[(0,)](out)
+    assert (out == -1).all()
+
+
+# ------------------------------------------------------------------------- arange, zeros, full
+
+@triton.jit
+def arange_kernel(out_ptr, START: tl.constexpr, END: tl.constexpr):
+    r = tl.arange(START, END)
+    tl.static_assert(r.dtype == tl.int32)
+    tl.store(out_ptr + r - START, r)
+
+
+@pytest.mark.parametrize("start, end", [(0, 1), (0, 16), (3, 11), (100, 228)])
+def test_arange(start, end):
+    out = np.full(end - start, -1, np.int32)
+    arange_kernel[(1,)](out, START=start, END=end)
+    np.testing.assert_array_equal(out, np.arange(start, end))
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, DTYPE: tl.constexpr, VALUE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    z = tl.zeros((BLOCK,), dtype=DTYPE)
+    c = tl.full([BLOCK], VALUE, DTYPE)
+    r = tl.full((BLOCK,), value, dtype=DTYPE)  # a runtime scalar, converted to DTYPE
+    tl.static_assert(z.dtype == DTYPE and c.dtype == DTYPE and r.dtype == DTYPE)
+    tl.store(out_ptr + offs, z)
+    tl.store(out_ptr + BLOCK + offs, c)
+    tl.store(out_ptr + 2 * BLOCK + offs, r)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_zeros_and_full(dtype):
+    out = np.full(3 * 8, 99, dtype)
+    fill_kernel[(1,)](out, 5, DTYPE=TL[np.dtype(dtype)], VALUE=7, BLOCK=8)
+    np.testing.assert_array_equal(out, np.repeat(np.array([0, 7, 5], dtype), 8))
+
+
+@triton.jit
+def zeros_2d_kernel(out_ptr, M: tl.constexpr, N: tl.constexpr):
+    acc = tl.zeros([M, N], dtype=tl.float32) + 1.5
+    acc = acc + tl.zeros_like(acc)
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    tl.store(out_ptr + rows * N + cols, acc)
+
+
+def test_zeros_2d():
+    out = np.full((4, 16), np.nan, np.float32)
+    zeros_2d_kernel[(1,)](out, M=4, N=16)
+    assert (out == 1.5).all()
+
+
+# ----------------------------------------------------------------------- load and store with masks
+
+@triton.jit
+def masked_copy_kernel(x_ptr, out_ptr, n, OTHER: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=OTHER)
+    tl.store(out_ptr + offs, x)  # the output is a whole number of blocks: no mask needed
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float16, np.float32])
+def test_load_mask_other(dtype):
+    n, block = 45, 16
+    x = random_array(np.random.default_rng(1), dtype, n, 0, 100)
+    out = np.zeros(48, dtype)
+    masked_copy_kernel[(3,)](x, out, n, OTHER=-1 if np.dtype(dtype).kind != "u" else 77, BLOCK=block)
+    np.testing.assert_array_equal(out[:n], x)
+    assert (out[n:] == np.array(-1 if np.dtype(dtype).kind != "u" else 77).astype(dtype)).all()
+
+
+@triton.jit
+def masked_load_no_other_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)  # masked-off lanes read as 0
+    tl.store(out_ptr + offs, x)
+
+
+def test_load_mask_without_other_gives_zero():
+    x = np.arange(1, 6, dtype=np.float32)
+    out = np.full(8, np.nan, np.float32)
+    masked_load_no_other_kernel[(1,)](x, out, 5, BLOCK=8)
+    np.testing.assert_array_equal(out, [1, 2, 3, 4, 5, 0, 0, 0])
+
+
+@triton.jit
+def masked_store_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    value = offs * 2
+    tl.store(out_ptr + offs, value, mask=(offs < n) & (offs % 3 != 0))
+
+
+def test_store_mask():
+    n = 50
+    out = np.full(64, -7, np.int32)
+    masked_store_kernel[(4,)](out, n, BLOCK=16)
+    i = np.arange(64)
+    expected = np.where((i < n) & (i % 3 != 0), 2 * i, -7)
+    np.testing.assert_array_equal(out, expected)
+
+
+@triton.jit
+def scalar_load_store_kernel(x_ptr, out_ptr):
+    v = tl.load(x_ptr + 3)
+    tl.store(out_ptr, v * 2)
+    tl.store(out_ptr + 1, 5.0)  # a Python number stored through a pointer to fp32
+
+
+def test_scalar_load_and_store():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(2, np.float32)
+    scalar_load_store_kernel[(1,)](x, out)
+    np.testing.assert_array_equal(out, [6, 5])
+
+
+@triton.jit
+def tile_other_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=offs * 10.0)  # `other` may be a tile
+    tl.store(out_ptr + offs, x)
+
+
+def test_load_other_tile():
+    x = np.ones(3, np.float32)
+    out = np.zeros(8, np.float32)
+    tile_other_kernel[(1,)](x, out, 3, BLOCK=8)
+    np.testing.assert_array_equal(out, [1, 1, 1, 30, 40, 50, 60, 70])
+
+
+@triton.jit
+def bool_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=False)
+    tl.static_assert(x.dtype == tl.int1)
+    tl.store(out_ptr + offs, not x, mask=m)
+
+
+def test_bool_arrays():
+    x = np.array([True, False, False, True, True])
+    out = np.zeros(5, np.bool_)
+    bool_copy_kernel[(1,)](x, out, 5, BLOCK=8)
+    np.testing.assert_array_equal(out, ~x)
+
+
+# ------------------------------------------------------------------------ where, minimum, maximum
+
+@triton.jit
+def where_kernel(c_ptr, x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    c = tl.load(c_ptr + offs, mask=m)
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, tl.where(c > 0, x, y), mask=m)
+    tl.store(out_ptr + BLOCK + offs, tl.where(c > 0, x, 0), mask=m)  # a number on one side
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.where(c, 1, y), mask=m)  # a non-bool condition
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.float16, np.float64])
+def test_where(dtype):
+    rng = np.random.default_rng(2)
+    n = 13
+    c = rng.integers(-2, 3, n).astype(np.int32)
+    x, y = random_array(rng, dtype, n, 0, 50), random_array(rng, dtype, n, 0, 50)
+    out = np.zeros(48, dtype)
+    where_kernel[(1,)](c, x, y, out, n, BLOCK=16)
+    np.testing.assert_array_equal(out[:n], np.where(c > 0, x, y))
+    np.testing.assert_array_equal(out[16:16 + n], np.where(c > 0, x, 0))
+    np.testing.assert_array_equal(out[32:32 + n], np.where(c != 0, 1, y))
+
+
+@triton.jit
+def where_broadcast_kernel(cond_ptr, x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    cond = tl.load(cond_ptr + cols)  # one condition per column, broadcast over the rows
+    y = tl.where(cond[None, :], x, -x)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], y)
+
+
+def test_where_broadcast():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    cond = rng.integers(0, 2, 8).astype(np.bool_)
+    out = np.full_like(x, np.nan)
+    where_broadcast_kernel[(1,)](cond, x, out, M=4, N=8)
+    np.testing.assert_array_equal(out, np.where(cond[None, :], x, -x))
+
+
+@triton.jit
+def minmax_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, tl.minimum(x, y), mask=m)
+    tl.store(out_ptr + BLOCK + offs, tl.maximum(x, y), mask=m)
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.maximum(x, 3), mask=m)
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.clamp(x, 2, 9), mask=m)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_minimum_maximum(dtype):
+    rng = np.random.default_rng(4)
+    n = 29
+    x, y = random_array(rng, dtype, n), random_array(rng, dtype, n)
+    out = np.zeros(4 * 32, dtype)
+    minmax_kernel[(1,)](x, y, out, n, BLOCK=32)
+    np.testing.assert_array_equal(out[:n], np.minimum(x, y))
+    np.testing.assert_array_equal(out[32:32 + n], np.maximum(x, y))
+    np.testing.assert_array_equal(out[64:64 + n], np.maximum(x, np.array(3, dtype)))
+    np.testing.assert_array_equal(out[96:96 + n], np.clip(x, np.array(2, dtype), np.array(9, dtype)))
+
+
+# ----------------------------------------------------------------------------- math functions
+
+@triton.jit
+def math_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    if FN == "exp":
+        y = tl.exp(x)
+    elif FN == "exp2":
+        y = tl.exp2(x)
+    elif FN == "log":
+        y = tl.log(x)
+    elif FN == "log2":
+        y = tl.log2(x)
+    elif FN == "sqrt":
+        y = tl.sqrt(x)
+    elif FN == "rsqrt":
+        y = tl.rsqrt(x)
+    elif FN == "abs":
+        y = tl.abs(x)
+    elif FN == "sigmoid":
+        y = tl.sigmoid(x)
+    elif FN == "sin":
+        y = tl.sin(x)
+    elif FN == "cos":
+        y = tl.cos(x)
+    elif FN == "floor":
+        y = tl.floor(x)
+    elif FN == "ceil":
+        y = tl.ceil(x)
+    elif FN == "erf":
+        y = tl.erf(x)
+    elif FN == "fma":
+        y = tl.fma(x, x, x)
+    else:
+        y = tl.math.exp(x) * 0 + x.abs()
+    tl.static_assert(y.dtype == x.dtype, "math keeps the dtype of a float argument")
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+def _erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+MATH = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+        "rsqrt": lambda x: 1 / np.sqrt(x), "abs": np.abs, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+        "sin": np.sin, "cos": np.cos, "floor": np.floor, "ceil": np.ceil, "erf": _erf,
+        "fma": lambda x: x * x + x, "method": np.abs}
+POSITIVE_ONLY = {"log", "log2", "sqrt", "rsqrt"}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("fn", sorted(MATH))
+def test_math(fn, dtype):
+    rng = np.random.default_rng(5)
+    n = 70
+    x = rng.uniform(0.1 if fn in POSITIVE_ONLY else -4, 4, n).astype(dtype)
+    out = np.full(n, np.nan, dtype)
+    math_kernel[(3,)](x, out, n, FN=fn, BLOCK=32)
+    expected = MATH[fn](x.astype(np.float64))
+    rtol = {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-12}[dtype]
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=rtol, atol=rtol)
+
+
+@triton.jit
+def int_math_kernel(x_ptr, out_ptr, abs_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    tl.store(out_ptr + offs, tl.sqrt(x), mask=m)  # integers are converted to fp32 first
+    tl.store(abs_ptr + offs, tl.abs(x), mask=m)  # abs of an integer stays an integer
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.int64])
+def test_math_on_integers(dtype):
+    x = np.array([0, 1, 4, 9, 100, 2], dtype)
+    if np.dtype(dtype).kind == "i":
+        x[-1] = -3
+    out, absolute = np.zeros(6, np.float32), np.zeros(6, dtype)
+    int_math_kernel[(1,)](x, out, absolute, 6, BLOCK=8)
+    np.testing.assert_allclose(out[:5], np.sqrt(x[:5].astype(np.float32)))
+    np.testing.assert_array_equal(absolute, np.abs(x))
+
+
+# ---------------------------------------------------------------------------------- reductions
+
+@triton.jit
+def reduce_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, KIND: tl.constexpr,
+                  AXIS: tl.constexpr, KEEP: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    if KIND == "sum":
+        r = tl.sum(x, axis=AXIS, keep_dims=KEEP)
+    elif KIND == "max":
+        r = tl.max(x, axis=AXIS, keep_dims=KEEP)
+    elif KIND == "min":
+        r = tl.min(x, axis=AXIS, keep_dims=KEEP)
+    elif KIND == "argmax":
+        r = tl.argmax(x, axis=AXIS, keep_dims=KEEP)
+    elif KIND == "argmin":
+        r = tl.argmin(x, axis=AXIS, keep_dims=KEEP)
+    elif KIND == "method_sum":
+        r = x.sum(AXIS, keep_dims=KEEP)
+    else:
+        r = x.max(AXIS, keep_dims=KEEP)
+    # Store the result whatever its shape: scalar, (M,), (N,), (1, N), (M, 1) or (1, 1).
+    if AXIS is None:
+        if KEEP:
+            tl.store(out_ptr + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :], r)
+        else:
+            tl.store(out_ptr, r)
+    elif AXIS == 0:
+        if KEEP:
+            tl.store(out_ptr + cols, r)
+        else:
+            tl.store(out_ptr + tl.arange(0, N), r)
+    else:
+        if KEEP:
+            tl.store(out_ptr + rows, r)
+        else:
+            tl.store(out_ptr + tl.arange(0, M), r)
+
+
+REDUCE_NP = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin,
+             "method_sum": np.sum, "method_max": np.max}
+
+
+def _sum_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        return np.dtype(np.int32 if dtype.kind == "i" else np.uint32)
+    return dtype
+
+
+@pytest.mark.parametrize("axis", [0, 1, None, -1])
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("kind", sorted(REDUCE_NP))
+def test_reduce(kind, axis, keep):
+    rng = np.random.default_rng(6)
+    M, N = 4, 8
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    if kind.startswith("arg") and axis is None:
+        pytest.skip("argmax/argmin need an axis, as in Triton")
+    result_dtype = np.int32 if kind.startswith("arg") else np.float32
+    out = np.full(max(M, N), -99, result_dtype)
+    reduce_kernel[(1,)](x, out, M=M, N=N, KIND=kind, AXIS=axis, KEEP=keep)
+    expected = np.asarray(REDUCE_NP[kind](x, axis=axis))
+    got = out[:expected.size].reshape(expected.shape)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("kind", ["sum", "max", "min", "argmax", "argmin"])
+def test_reduce_dtypes(kind, dtype):
+    rng = np.random.default_rng(7)
+    M, N = 2, 16
+    x = random_array(rng, dtype, M * N, -20, 20).reshape(M, N)
+    result_dtype = np.int32 if kind.startswith("arg") else (_sum_dtype(dtype) if kind == "sum" else dtype)
+    out = np.zeros(M, result_dtype)
+    reduce_kernel[(1,)](x, out, M=M, N=N, KIND=kind, AXIS=1, KEEP=False)
+    expected = REDUCE_NP[kind](x.astype(np.float64) if kind == "sum" else x, axis=1)
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=2e-3)
+
+
+@triton.jit
+def reduce_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    s = tl.sum(x, axis=0)
+    tl.static_assert(s.dtype == tl.int32, "narrow integers are summed in 32 bits")
+    m = tl.max(x, axis=0)
+    tl.static_assert(m.dtype == tl.int8)
+    v, i = tl.max(x, axis=0, return_indices=True)
+    tl.store(out_ptr, s)
+    tl.store(out_ptr + 1, m)
+    tl.store(out_ptr + 2, v)
+    tl.store(out_ptr + 3, i)
+    tl.store(out_ptr + 4, tl.sum(x, axis=0, dtype=tl.int8))  # an explicit dtype wraps
+
+
+def test_reduce_result_dtypes_and_return_indices():
+    x = np.array([100, 100, 7, -3, 100, 1, 2, 3], np.int8)
+    out = np.zeros(5, np.int32)
+    reduce_dtype_kernel[(1,)](x, out, N=8)
+    assert list(out) == [int(x.astype(np.int32).sum()), 100, 100, 0, int(x.sum(dtype=np.int8))]
+
+
+def test_argmax_first_index_among_ties():
+    x = np.array([[1, 5, 5, 0, 5, 0, 0, 0]] * 2, np.float32)
+    out = np.zeros(2, np.int32)
+    reduce_kernel[(1,)](x, out, M=2, N=8, KIND="argmax", AXIS=1, KEEP=False)
+    assert list(out) == [1, 1]
+
+
+# ------------------------------------------------------------------------------------------ scans
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr,
+                  REVERSE: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=AXIS, reverse=REVERSE))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.float32])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum(dtype, axis, reverse):
+    x = random_array(np.random.default_rng(8), dtype, 4 * 8, 0, 30).reshape(4, 8)
+    out = np.zeros((4, 8), _sum_dtype(dtype))
+    cumsum_kernel[(1,)](x, out, M=4, N=8, AXIS=axis, REVERSE=reverse)
+    wide = x.astype(_sum_dtype(dtype))
+    expected = np.flip(np.cumsum(np.flip(wide, axis), axis=axis), axis) if reverse else np.cumsum(wide, axis)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+@triton.jit
+def cumsum_1d_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, 0), mask=offs < n)
+    tl.store(out_ptr + BLOCK + offs, tl.cumprod(x, 0), mask=offs < n)
+
+
+def test_cumsum_1d_masked_and_cumprod():
+    x = np.array([1, 2, 3, 4, 5], np.int64)
+    out = np.zeros(16, np.int64)
+    cumsum_1d_kernel[(1,)](x, out, 5, BLOCK=8)
+    np.testing.assert_array_equal(out[:5], np.cumsum(x))
+    np.testing.assert_array_equal(out[8:13], np.cumprod(x))
+
+
+# --------------------------------------------------------------------------------------------- dot
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, acc_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               WITH_ACC: tl.constexpr, PRECISION: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    if WITH_ACC:
+        acc = tl.load(acc_ptr + rm[:, None] * N + rn[None, :])
+        c = tl.dot(a, b, acc, input_precision=PRECISION)
+    else:
+        c = tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@pytest.mark.parametrize("dtype, precision", [(np.float16, None), (np.float32, "ieee"),
+                                              (np.float32, "tf32"), (np.float64, "ieee"), (np.int8, None)])
+@pytest.mark.parametrize("with_acc", [False, True])
+def test_dot(dtype, precision, with_acc):
+    rng = np.random.default_rng(9)
+    M, N, K = 16, 32, 64
+    a, b = random_array(rng, dtype, M * K, -3, 3).reshape(M, K), random_array(rng, dtype, K * N, -3, 3).reshape(K, N)
+    out_dtype = np.int32 if dtype == np.int8 else (np.float64 if dtype == np.float64 else np.float32)
+    acc = random_array(rng, out_dtype, M * N, -3, 3).reshape(M, N)
+    c = np.full((M, N), -1, out_dtype)
+    dot_kernel[(1,)](a, b, c, acc, M=M, N=N, K=K, WITH_ACC=with_acc, PRECISION=precision)
+    expected = a.astype(np.float64) @ b.astype(np.float64) + (acc if with_acc else 0)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-4)
+
+
+@triton.jit
+def dot_fp16_out_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    acc = tl.zeros((N, N), dtype=tl.float32)
+    acc += tl.dot(a, b)
+    acc += tl.dot(a, tl.trans(b), allow_tf32=False)
+    tl.store(c_ptr + r[:, None] * N + r[None, :], acc)
+
+
+def test_dot_accumulate_with_plus_equals_and_trans():
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((16, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 16)).astype(np.float16)
+    c = np.full((16, 16), np.nan, np.float32)
+    dot_fp16_out_kernel[(1,)](a, b, c, N=16)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    np.testing.assert_allclose(c, a32 @ b32 + a32 @ b32.T, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------------------------------ shapes
+
+@triton.jit
+def shapes_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])  # (M, N)
+    t = tl.trans(x)  # (N, M)
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], t)
+    out_ptr += M * N
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], x.T)
+    out_ptr += M * N
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], tl.permute(x, (1, 0)))
+    out_ptr += M * N
+    flat = tl.reshape(x, (M * N,))  # row-major order
+    tl.store(out_ptr + tl.arange(0, M * N), flat)
+    out_ptr += M * N
+    r = x.reshape(N, M)
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], r)
+    out_ptr += M * N
+    b = tl.broadcast_to(tl.expand_dims(cols, 0), (M, N))  # (1, N) -> (M, N)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], b.to(tl.float32))
+    out_ptr += M * N
+    e = tl.expand_dims(rows, 1) + tl.zeros((M, N), tl.int32)  # (M, 1) + (M, N)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], e.to(tl.float32))
+    out_ptr += M * N
+    s = rows[:, None, None] * 0 + cols[None, :, None] + tl.arange(0, 2)[None, None, :] * 100  # (M, N, 2)
+    tl.store(out_ptr + tl.arange(0, M * N * 2), tl.view(s, [M * N * 2]).to(tl.float32))
+
+
+def test_shape_ops():
+    M, N = 4, 8
+    x = np.random.default_rng(11).standard_normal((M, N)).astype(np.float32)
+    out = np.full(M * N * 9, np.nan, np.float32)
+    shapes_kernel[(1,)](x, out, M=M, N=N)
+    parts = out[:7 * M * N].reshape(7, -1)
+    for k in range(3):
+        np.testing.assert_array_equal(parts[k].reshape(N, M), x.T)
+    np.testing.assert_array_equal(parts[3], x.reshape(-1))
+    np.testing.assert_array_equal(parts[4].reshape(N, M), x.reshape(N, M))
+    np.testing.assert_array_equal(parts[5].reshape(M, N), np.broadcast_to(np.arange(N), (M, N)))
+    np.testing.assert_array_equal(parts[6].reshape(M, N), np.broadcast_to(np.arange(M)[:, None], (M, N)))
+    s = np.zeros((M, N, 1)) + np.arange(N)[None, :, None] + np.arange(2)[None, None, :] * 100
+    np.testing.assert_array_equal(out[7 * M * N:], s.reshape(-1))
+
+
+@triton.jit
+def transpose_3d_kernel(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    a = tl.arange(0, A)[:, None, None]
+    b = tl.arange(0, B)[None, :, None]
+    c = tl.arange(0, C)[None, None, :]
+    x = tl.load(x_ptr + a * B * C + b * C + c)
+    y = tl.permute(x, 2, 0, 1)  # (C, A, B)
+    tl.store(out_ptr + c.reshape(C, 1, 1) * A * B + a.reshape(1, A, 1) * B + b.reshape(1, 1, B), y)
+
+
+def test_permute_3d():
+    x = np.arange(2 * 4 * 8, dtype=np.int32).reshape(2, 4, 8)
+    out = np.zeros((8, 2, 4), np.int32)
+    transpose_3d_kernel[(1,)](x, out, A=2, B=4, C=8)
+    np.testing.assert_array_equal(out, np.transpose(x, (2, 0, 1)))
+
+
+# ------------------------------------------------------------------------------- casts and bitcasts
+
+@triton.jit
+def cast_kernel(x_ptr, out_ptr, n, DST: tl.constexpr, BITCAST: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = x.to(DST, bitcast=BITCAST)
+    tl.static_assert(y.dtype == DST)
+    tl.store(out_ptr + offs, y, mask=m)
+
+
+def _cast_reference(x, dst):
+    """numpy's conversion, with the GPU's rules where C leaves it undefined (saturate, NaN -> 0)."""
+    dst = np.dtype(dst)
+    if x.dtype.kind == "f" and dst.kind in "iu":
+        info = np.iinfo(dst)
+        whole = np.trunc(np.nan_to_num(x.astype(np.float64)))
+        return np.where(whole >= float(info.max), info.max,
+                        np.clip(whole, info.min, info.max).astype(dst)).astype(dst)
+    return x.astype(dst)
+
+
+@pytest.mark.parametrize("src", ALL + [np.bool_])
+@pytest.mark.parametrize("dst", ALL + [np.bool_])
+def test_cast(src, dst):
+    rng = np.random.default_rng(12)
+    n = 30
+    if np.dtype(src) == np.bool_:
+        x = rng.integers(0, 2, n).astype(np.bool_)
+    elif np.dtype(src).kind == "f":
+        x = rng.uniform(-300, 300, n).astype(src)
+        x[:4] = [0.0, -0.0, 2.5, -2.5]
+    else:
+        x = random_array(rng, src, n)
+        x[:3] = [0, 1, 2]
+    out = np.zeros(n, dst)
+    cast_kernel[(1,)](x, out, n, DST=TL[np.dtype(dst)], BITCAST=False, BLOCK=32)
+    expected = (x != 0) if np.dtype(dst) == np.bool_ else _cast_reference(x, dst)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("src, dst", [(np.float32, np.int32), (np.int32, np.float32), (np.float16, np.int16),
+                                      (np.uint16, np.float16), (np.float64, np.uint64),
+                                      (np.int8, np.uint8), (np.uint32, np.int32)])
+def test_bitcast(src, dst):
+    x = random_array(np.random.default_rng(13), src, 20, -1000, 1000)
+    out = np.zeros(20, dst)
+    cast_kernel[(1,)](x, out, 20, DST=TL[np.dtype(dst)], BITCAST=True, BLOCK=32)
+    np.testing.assert_array_equal(out.view(np.uint8), x.view(np.uint8))
+
+
+@triton.jit
+def bf16_kernel(x_ptr, y_ptr, rounded_ptr, product_ptr, bits_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m).to(tl.bfloat16)
+    y = tl.load(y_ptr + offs, mask=m).to(tl.bfloat16)
+    tl.static_assert(x.dtype == tl.bfloat16 and (x * y).dtype == tl.bfloat16)
+    tl.store(rounded_ptr + offs, x.to(tl.float32), mask=m)
+    tl.store(product_ptr + offs, (x * y + x).to(tl.float32), mask=m)
+    tl.store(bits_ptr + offs, x.to(tl.int16, bitcast=True), mask=m)
+
+
+def _bf16(x32):
+    """Round float32 values to bf16 (to nearest, ties to even) with integer arithmetic on the bits."""
+    bits = x32.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint32)
+    return (rounded << 16).view(np.float32)
+
+
+def test_bfloat16_through_casts():
+    rng = np.random.default_rng(14)
+    n = 50
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    x[0] = 1 + 2 ** -8  # a tie: rounds to even (1.0)
+    x[1] = 1 + 3 * 2 ** -8  # a tie: rounds up to even
+    rounded, product = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    bits = np.zeros(n, np.int16)
+    bf16_kernel[(1,)](x, y, rounded, product, bits, n, BLOCK=64)
+    xb, yb = _bf16(x), _bf16(y)
+    np.testing.assert_array_equal(rounded, xb)
+    assert rounded[0] == 1.0 and rounded[1] == 1 + 2 ** -6
+    np.testing.assert_array_equal(product, _bf16(_bf16(xb * yb) + xb))  # rounded after each op
+    np.testing.assert_array_equal(bits.view(np.uint16), (xb.view(np.uint32) >> 16).astype(np.uint16))
+    np.testing.assert_array_equal(round_to_bf16(x), xb)
+
+
+# ----------------------------------------------------------------------------------------- cdiv
+
+@triton.jit
+def cdiv_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    tl.store(out_ptr, tl.cdiv(n, BLOCK))
+    tl.store(out_ptr + 1, tl.cdiv(BLOCK + 1, 4))  # both constexpr: folded
+
+
+def test_cdiv():
+    out = np.zeros(2, np.int32)
+    cdiv_kernel[(1,)](out, 100, BLOCK=32)
+    assert list(out) == [4, 9]
+    assert triton.cdiv(100, 32) == 4 and triton.next_power_of_2(100) == 128
+    assert triton.next_power_of_2(1) == 1 and triton.next_power_of_2(64) == 64
+
+
+# ------------------------------------------------------------------------------------------ loops
+
+@triton.jit
+def static_range_kernel(out_ptr, N: tl.constexpr):
+    acc = tl.zeros((4,), tl.int32)
+    for i in tl.static_range(N):
+        acc += tl.arange(0, 4) * i  # i is a constexpr: each copy of the body is specialized
+        if i == 2:
+            acc += 1000
+    for j in tl.static_range(1, 8, 3):
+        tl.store(out_ptr + 4 + j // 3, j)
+    tl.store(out_ptr + tl.arange(0, 4), acc)
+
+
+def test_static_range_unrolls():
+    out = np.zeros(7, np.int32)
+    static_range_kernel[(1,)](out, N=4)
+    np.testing.assert_array_equal(out[:4], np.arange(4) * 6 + 1000)
+    np.testing.assert_array_equal(out[4:], [1, 4, 7])
+    text = ttir(static_range_kernel, out, N=4)
+    assert " for " not in text and "\n  for" not in text and " if " not in text
+
+
+@triton.jit
+def loop_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    total = 0.0
+    count = 0
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        acc += x
+        total += tl.sum(x, axis=0)
+        count += 1
+    down = 0
+    for i in range(10, 0, -3):  # a negative step
+        down = down * 100 + i
+    tl.store(out_ptr, total)
+    tl.store(out_ptr + 1, count)
+    tl.store(out_ptr + 2, tl.sum(acc, axis=0))
+    tl.store(out_ptr + 3, down)
+
+
+@pytest.mark.parametrize("n", [0, 1, 37, 64])
+def test_range_loop_carries_scalars_and_tiles(n):
+    x = np.random.default_rng(15).standard_normal(max(n, 1)).astype(np.float32)
+    out = np.full(4, np.nan, np.float32)
+    loop_kernel[(1,)](x, out, n, BLOCK=16)
+    assert out[1] == triton.cdiv(n, 16)
+    np.testing.assert_allclose(out[[0, 2]], x[:n].sum(), rtol=1e-5, atol=1e-6)
+    assert out[3] == 10070401
+
+
+@triton.jit
+def nested_loop_kernel(out_ptr, M, N):
+    total = 0
+    for i in range(M):
+        for j in tl.range(0, N, 2):
+            total += i * j
+        if i % 2 == 0:
+            total += 1
+    tl.store(out_ptr, total)
+
+
+def test_nested_loops_and_if_in_loop():
+    out = np.zeros(1, np.int32)
+    nested_loop_kernel[(1,)](out, 5, 7)
+    assert out[0] == sum(i * j for i in range(5) for j in range(0, 7, 2)) + 3
+
+
+@triton.jit
+def while_kernel(x_ptr, out_ptr, limit):
+    i = 0
+    value = tl.load(x_ptr)
+    while value < limit:
+        value = value * 2
+        i += 1
+    tl.store(out_ptr, value)
+    tl.store(out_ptr + 1, i)
+
+
+def test_while_loop():
+    out = np.zeros(2, np.int32)
+    while_kernel[(1,)](np.array([3], np.int32), out, 100)
+    assert list(out) == [192, 6]
+    while_kernel[(1,)](np.array([300], np.int32), out, 100)
+    assert list(out) == [300, 0]
+
+
+@triton.jit
+def collatz_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    steps = tl.zeros((BLOCK,), tl.int32)
+    while tl.max(x, axis=0) > 1:  # a tile carried through a while loop
+        active = x > 1
+        x = tl.where(active, tl.where(x % 2 == 0, x // 2, 3 * x + 1), x)
+        steps += active.to(tl.int32)
+    tl.store(out_ptr + offs, steps)
+
+
+def test_while_loop_with_tiles():
+    x = np.array([1, 2, 3, 6, 7, 9, 27, 5], np.int32)
+    out = np.zeros(8, np.int32)
+    collatz_kernel[(1,)](x, out, BLOCK=8)
+
+    def steps(v):
+        k = 0
+        while v > 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            k += 1
+        return k
+    assert list(out) == [steps(int(v)) for v in x]
+
+
+# --------------------------------------------------------------------------------- if / elif / else
+
+@triton.jit
+def if_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.load(x_ptr + pid)
+    if x < 0:
+        y = -x
+        kind = 0
+    elif x == 0:
+        y = x + 100
+        kind = 1
+    elif x < 10:
+        y = x * 2
+        kind = 2
+    else:
+        y = x
+        kind = 3
+    tile = tl.zeros((BLOCK,), tl.int32)
+    if kind >= 2:
+        tile = tile + tl.arange(0, BLOCK)
+    tl.store(out_ptr + pid * (BLOCK + 2), y)
+    tl.store(out_ptr + pid * (BLOCK + 2) + 1, kind)
+    tl.store(out_ptr + pid * (BLOCK + 2) + 2 + tl.arange(0, BLOCK), tile)
+
+
+def test_if_elif_else_on_runtime_scalars():
+    x = np.array([-5, 0, 3, 50], np.int32)
+    out = np.zeros((4, 6), np.int32)
+    if_kernel[(4,)](x, out, BLOCK=4)
+    np.testing.assert_array_equal(out[:, 0], [5, 100, 6, 50])
+    np.testing.assert_array_equal(out[:, 1], [0, 1, 2, 3])
+    np.testing.assert_array_equal(out[:, 2:], [[0] * 4, [0] * 4, [0, 1, 2, 3], [0, 1, 2, 3]])
+
+
+@triton.jit
+def constexpr_if_kernel(out_ptr, FLAG: tl.constexpr, MODE: tl.constexpr):
+    if FLAG:
+        v = 1
+    else:
+        v = 2.5  # a different type is fine: only one branch exists
+    if MODE == "a":
+        w = 10
+    elif MODE == "b":
+        w = 20
+    else:
+        w = 30
+    tl.store(out_ptr, v + w)
+
+
+def test_if_on_constexpr_is_folded():
+    out = np.zeros(1, np.float32)
+    for flag, mode, expected in [(True, "a", 11), (False, "b", 22.5), (True, "z", 31)]:
+        constexpr_if_kernel[(1,)](out, FLAG=flag, MODE=mode)
+        assert out[0] == expected
+        assert re.search(r"\bif\b", ttir(constexpr_if_kernel, out, FLAG=flag, MODE=mode)) is None
+
+
+@triton.jit
+def early_return_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def test_early_return():
+    x = np.arange(20, dtype=np.float32)
+    out = np.full(20, np.nan, np.float32)
+    early_return_kernel[(10,)](x, out, 20, BLOCK=8)  # programs 3..9 return at once
+    np.testing.assert_array_equal(out, x + 1)
+
+
+@triton.jit
+def return_in_branch_kernel(out_ptr, v):
+    if v > 0:
+        tl.store(out_ptr, 1)
+        return
+    else:
+        tl.store(out_ptr, 2)
+    tl.store(out_ptr + 1, 3)
+
+
+def test_return_in_one_branch_skips_the_rest_there():
+    out = np.zeros(2, np.int32)
+    return_in_branch_kernel[(1,)](out, 5)
+    assert list(out) == [1, 0]
+    out[:] = 0
+    return_in_branch_kernel[(1,)](out, -5)
+    assert list(out) == [2, 3]
+
+
+@triton.jit
+def ternary_kernel(out_ptr, v, FLAG: tl.constexpr):
+    a = 1 if FLAG else 2
+    b = v if v > 10 else -v  # on a runtime scalar: a select
+    tl.store(out_ptr, a)
+    tl.store(out_ptr + 1, b)
+
+
+def test_conditional_expression():
+    out = np.zeros(2, np.int32)
+    ternary_kernel[(1,)](out, 3, FLAG=False)
+    assert list(out) == [2, -3]
+    ternary_kernel[(1,)](out, 30, FLAG=True)
+    assert list(out) == [1, 30]
+
+
+# -------------------------------------------------------------------------- min / max builtins
+
+@triton.jit
+def builtin_minmax_kernel(x_ptr, out_ptr, n, K: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, min(x, 5), mask=offs < n)
+    tl.store(out_ptr + BLOCK + offs, max(x, n, 3), mask=offs < n)
+    tl.store(out_ptr + 2 * BLOCK, min(n, 7))
+    tl.store(out_ptr + 2 * BLOCK + 1, max(K, 2 * K, 1))  # all constexpr: Python's own
+    tl.store(out_ptr + 2 * BLOCK + 2, abs(-n))
+
+
+def test_min_max_builtins():
+    x = np.array([1, 9, -4, 12, 5, 6], np.int32)
+    out = np.zeros(19, np.int32)
+    builtin_minmax_kernel[(1,)](x, out, 6, K=4, BLOCK=8)
+    np.testing.assert_array_equal(out[:6], np.minimum(x, 5))
+    np.testing.assert_array_equal(out[8:14], np.maximum(np.maximum(x, 6), 3))
+    assert list(out[16:]) == [6, 8, 6]
+
+
+# -------------------------------------------------------------------------------------- atomics
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, maxes_ptr, old_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    old = tl.atomic_add(hist_ptr + x % BINS, 1, mask=m)  # many lanes share an address
+    tl.store(old_ptr + offs, old, mask=m)
+    tl.atomic_max(maxes_ptr + x % BINS, x, mask=m)
+
+
+def test_atomic_add_and_max_with_duplicate_addresses():
+    rng = np.random.default_rng(16)
+    n, bins = 300, 5
+    x = rng.integers(0, 1000, n).astype(np.int32)
+    hist = np.zeros(bins, np.int32)
+    maxes = np.full(bins, -1, np.int32)
+    old = np.full(n, -1, np.int32)
+    histogram_kernel[(triton.cdiv(n, 64),)](x, hist, maxes, old, n, BINS=bins, BLOCK=64)
+    np.testing.assert_array_equal(hist, np.bincount(x % bins, minlength=bins))
+    np.testing.assert_array_equal(maxes, [x[x % bins == b].max() for b in range(bins)])
+    for b in range(bins):  # the old values a bin's lanes saw are 0, 1, 2, ... in some order
+        assert sorted(old[x % bins == b]) == list(range((x % bins == b).sum()))
+
+
+@triton.jit
+def atomic_float_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))  # a scalar atomic from each program
+    tl.atomic_max(out_ptr + 1, tl.max(x, axis=0))
+    tl.atomic_min(out_ptr + 2, tl.min(x, axis=0))
+    tl.atomic_xchg(out_ptr + 3, tl.program_id(0).to(tl.float32))
+
+
+def test_atomic_float_scalars_across_programs():
+    x = np.random.default_rng(17).standard_normal(16).astype(np.float32)
+    out = np.array([0, -np.inf, np.inf, -1], np.float32)
+    atomic_float_kernel[(3,)](out, x, BLOCK=16)
+    np.testing.assert_allclose(out, [3 * x.sum(), x.max(), x.min(), 2], rtol=1e-5)
+
+
+@triton.jit
+def atomic_cas_kernel(lock_ptr, count_ptr):
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(count_ptr, tl.load(count_ptr) + 1)
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+def test_atomic_cas_spin_lock():
+    lock, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    atomic_cas_kernel[(6,)](lock, count)
+    assert count[0] == 6 and lock[0] == 0
+
+
+# --------------------------------------------------------------------------------- random numbers
+
+def _philox_reference(seed, offsets, rounds=10):
+    """Philox 4x32 in numpy, as Triton's tl.randint computes it: counter (offset, 0, 0, 0)."""
+    mask = 0xFFFFFFFF
+    k0, k1 = seed & mask, (seed >> 32) & mask
+    out = []
+    for offset in offsets:
+        c0, c1, c2, c3 = int(offset) & mask, 0, 0, 0
+        a, b = k0, k1
+        for _ in range(rounds):
+            p0, p2 = c0, c2
+            c0 = ((0xCD9E8D57 * p2) >> 32) ^ c1 ^ a
+            c2 = ((0xD2511F53 * p0) >> 32) ^ c3 ^ b
+            c1 = (0xCD9E8D57 * p2) & mask
+            c3 = (0xD2511F53 * p0) & mask
+            a, b = (a + 0x9E3779B9) & mask, (b + 0xBB67AE85) & mask
+        out.append(c0)
+    return np.array(out, np.uint32)
+
+
+@triton.jit
+def random_kernel(ints_ptr, floats_ptr, normal_ptr, seed, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(ints_ptr + offs, tl.randint(seed, offs), mask=m)
+    tl.store(floats_ptr + offs, tl.rand(seed, offs), mask=m)
+    tl.store(normal_ptr + offs, tl.randn(seed, offs), mask=m)
+
+
+def _random(seed, n=2000, block=256):
+    ints, floats, normal = np.zeros(n, np.uint32), np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    random_kernel[(triton.cdiv(n, block),)](ints, floats, normal, seed, n, BLOCK=block)
+    return ints, floats, normal
+
+
+def test_randint_is_philox():
+    ints, _, _ = _random(seed=12345, n=40)
+    np.testing.assert_array_equal(ints, _philox_reference(12345, range(40)))
+    big_seed = 2 ** 40 + 17  # a 64-bit seed uses both key words
+    ints, _, _ = _random(seed=big_seed, n=40)
+    np.testing.assert_array_equal(ints, _philox_reference(big_seed, range(40)))
+
+
+def test_rand_randn_deterministic_and_uniform():
+    ints, floats, normal = _random(seed=7)
+    again = _random(seed=7)
+    np.testing.assert_array_equal(ints, again[0])
+    np.testing.assert_array_equal(floats, again[1])
+    assert (floats >= 0).all() and (floats < 1).all()
+    assert abs(floats.mean() - 0.5) < 0.03 and abs(floats.var() - 1 / 12) < 0.01
+    counts = np.histogram(floats, bins=10, range=(0, 1))[0]
+    assert counts.min() > 140 and counts.max() < 260
+    assert abs(normal.mean()) < 0.1 and abs(normal.std() - 1) < 0.1
+    other = _random(seed=8)
+    assert (other[0] != ints).mean() > 0.99
+
+
+# ------------------------------------------------------------------------------------------ hints
+
+@triton.jit
+def hints_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)
+    start = tl.multiple_of(pid * BLOCK, 16)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + start, mask=m)
+
+
+def test_multiple_of_and_max_contiguous_change_nothing():
+    x = np.arange(40, dtype=np.float32)
+    out = np.full(40, np.nan, np.float32)
+    hints_kernel[(3,)](x, out, 40, BLOCK=16)
+    np.testing.assert_array_equal(out, x + np.arange(40) // 16 * 16)
+
+
+# ------------------------------------------------------------------------------------------ print
+
+@triton.jit
+def print_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x: ", x)
+    print("pid", tl.program_id(0))
+    tl.device_print("h", x.to(tl.int32), hex=True)
+
+
+def test_device_print_and_print(capsys):
+    print_kernel[(2,)](np.array([1.5, -2.0], np.float32), BLOCK=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:5] == ["pid (0, 0, 0) idx (0) x: 1.500000", "pid (0, 0, 0) idx (1) x: -2.000000",
+                         "pid (0, 0, 0) idx () pid: 0",
+                         "pid (0, 0, 0) idx (0) h: 0x00000001", "pid (0, 0, 0) idx (1) h: 0xfffffffe"]
+    assert lines[5:] == [line.replace("pid (0, 0, 0)", "pid (1, 0, 0)").replace("pid: 0", "pid: 1")
+                         for line in lines[:5]]
+
+
+@triton.jit
+def print_2d_kernel(BLOCK: tl.constexpr):
+    x = tl.arange(0, BLOCK)[:, None] * 10 + tl.arange(0, BLOCK)[None, :]
+    tl.device_print("v=", x)  # Triton makes every prefix end in ": "
+
+
+def test_device_print_2d_index(capsys):
+    print_2d_kernel[(1,)](BLOCK=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["pid (0, 0, 0) idx (0, 0) v=: 0", "pid (0, 0, 0) idx (0, 1) v=: 1",
+                     "pid (0, 0, 0) idx (1, 0) v=: 10", "pid (0, 0, 0) idx (1, 1) v=: 11"]
+
+
+# ------------------------------------------------------------------------------------ constexprs
+
+SCALE: tl.constexpr = 3
+OFFSET = tl.constexpr(0.5)
+MODE_NAME = "double"
+USE_OFFSET: tl.constexpr = True
+
+
+@triton.jit
+def constexpr_kernel(out_ptr, I: tl.constexpr, F: tl.constexpr, B: tl.constexpr, S: tl.constexpr,
+                     DT: tl.constexpr = tl.float32):
+    x = tl.zeros((4,), DT) + I
+    if B:
+        x = x * F
+    if S == "neg":
+        x = -x
+    if MODE_NAME == "double":
+        x = x * 2
+    x = x * SCALE
+    if USE_OFFSET:
+        x = x + OFFSET
+    tl.static_assert(x.dtype == DT)
+    tl.store(out_ptr + tl.arange(0, 4), x)
+
+
+def test_constexpr_kinds_and_globals():
+    out = np.zeros(4, np.float32)
+    constexpr_kernel[(1,)](out, I=2, F=1.5, B=True, S="neg")
+    assert (out == -2 * 1.5 * 2 * 3 + 0.5).all()
+    constexpr_kernel[(1,)](out, I=tl.constexpr(2), F=1.5, B=False, S="pos")
+    assert (out == 2 * 2 * 3 + 0.5).all()
+    out64 = np.zeros(4, np.float64)
+    constexpr_kernel[(1,)](out64, I=1, F=0.1, B=True, S="", DT=tl.float64)
+    assert (out64 == 0.1 * 2 * 3 + 0.5).all()
+
+
+# ------------------------------------------------------------------------------ operators (laws)
+
+@triton.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m, other=1)
+    if OP == "+":
+        z = x + y
+    elif OP == "-":
+        z = x - y
+    elif OP == "*":
+        z = x * y
+    elif OP == "/":
+        z = x / y
+    elif OP == "//":
+        z = x // y
+    elif OP == "%":
+        z = x % y
+    elif OP == "&":
+        z = x & y
+    elif OP == "|":
+        z = x | y
+    elif OP == "^":
+        z = x ^ y
+    elif OP == "<<":
+        z = x << y
+    elif OP == ">>":
+        z = x >> y
+    elif OP == "<":
+        z = x < y
+    elif OP == "<=":
+        z = x <= y
+    elif OP == ">":
+        z = x > y
+    elif OP == ">=":
+        z = x >= y
+    elif OP == "==":
+        z = x == y
+    elif OP == "!=":
+        z = x != y
+    elif OP == "and":
+        z = (x > y) and (x != 0)
+    elif OP == "or":
+        z = (x > y) or (y == 0)
+    elif OP == "min":
+        z = tl.minimum(x, y)
+    elif OP == "max":
+        z = tl.maximum(x, y)
+    elif OP == "-x":
+        z = -x
+    elif OP == "~x":
+        z = ~x
+    elif OP == "not x":
+        z = not x
+    else:
+        z = +x
+    tl.store(out_ptr + offs, z, mask=m)
+
+
+def _c_div(x, y):
+    """C's integer division: truncate toward zero."""
+    q = np.abs(x.astype(object)) // np.abs(y.astype(object))
+    return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
+
+
+def _reference(op, x, y):
+    kind = x.dtype.kind
+    return {
+        "+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+        "/": lambda: (x.astype(np.float32) / y.astype(np.float32) if kind in "iu" or x.dtype == np.float16
+                      else x / y),
+        "//": lambda: _c_div(x, y), "%": lambda: np.fmod(x, y), "&": lambda: x & y, "|": lambda: x | y,
+        "^": lambda: x ^ y, "<<": lambda: x << y, ">>": lambda: x >> y, "<": lambda: x < y,
+        "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y, "==": lambda: x == y,
+        "!=": lambda: x != y, "and": lambda: (x > y) & (x != 0), "or": lambda: (x > y) | (y == 0),
+        "min": lambda: np.minimum(x, y), "max": lambda: np.maximum(x, y), "-x": lambda: -x,
+        "~x": lambda: ~x, "not x": lambda: x == 0, "+x": lambda: x,
+    }[op]()
+
+
+INT_OPS = ["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=", "==", "!=",
+           "and", "or", "min", "max", "-x", "~x", "not x", "+x"]
+FLOAT_OPS = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "and", "or", "min", "max", "-x",
+             "not x", "+x"]
+
+
+@st.composite
+def operands(draw, dtype, op):
+    dtype = np.dtype(dtype)
+    n = draw(st.integers(1, 20))
+    if dtype.kind == "f":
+        limit = 300.0 if dtype == np.float16 else 1e6
+        values = st.floats(-limit, limit, allow_nan=False, width=16 if dtype == np.float16 else 32)
+        x = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype)
+        y = np.array(draw(st.lists(values.filter(lambda v: v != 0) if op in ("/", "%") else values,
+                                   min_size=n, max_size=n)), dtype)
+        return x, y
+    info = np.iinfo(dtype)
+    x = np.array(draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n)), dtype)
+    if op in ("<<", ">>"):
+        y = st.integers(0, dtype.itemsize * 8 - 1)
+    elif op in ("//", "%"):
+        y = st.integers(int(info.min), int(info.max)).filter(lambda v: v not in (0, -1))
+    else:
+        y = st.integers(int(info.min), int(info.max))
+    return x, np.array(draw(st.lists(y, min_size=n, max_size=n)), dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@few
+@given(data=st.data())
+def test_operators_equal_numpy(dtype, data):
+    ops = FLOAT_OPS if np.dtype(dtype).kind == "f" else INT_OPS
+    op = data.draw(st.sampled_from(ops), label="op")
+    x, y = data.draw(operands(dtype, op), label="x, y")
+    with np.errstate(all="ignore"):
+        expected = np.asarray(_reference(op, x, y))
+    out = np.zeros(x.size, expected.dtype)
+    binary_kernel[(1,)](x, y, out, x.size, OP=op, BLOCK=32)
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(out, expected, rtol=1e-6 if expected.dtype != np.float16 else 1e-3)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+@triton.jit
+def promote_kernel(x_ptr, y_ptr, out_ptr, OP: tl.constexpr, EXPECTED: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 2))
+    y = tl.load(y_ptr + tl.arange(0, 2))
+    if OP == "+":
+        z = x + y
+    else:
+        z = x / y
+    tl.static_assert(z.dtype == EXPECTED)
+    tl.store(out_ptr + tl.arange(0, 2), z)
+
+
+@pytest.mark.parametrize("a, b, op, expected", [
+    (np.int8, np.int16, "+", tl.int16), (np.int32, np.uint32, "+", tl.uint32),
+    (np.int64, np.uint8, "+", tl.int64), (np.uint8, np.int8, "+", tl.uint8),
+    (np.int32, np.float16, "+", tl.float16), (np.float16, np.float32, "+", tl.float32),
+    (np.float64, np.int8, "+", tl.float64), (np.int32, np.int32, "/", tl.float32),
+    (np.float16, np.float16, "/", tl.float32), (np.float64, np.float32, "/", tl.float64),
+])
+def test_type_promotion(a, b, op, expected):
+    x, y = np.array([4, 6], a), np.array([2, 3], b)
+    out = np.zeros(2, expected.np)
+    promote_kernel[(1,)](x, y, out, OP=op, EXPECTED=expected)
+    np.testing.assert_array_equal(out, [6, 9] if op == "+" else [2, 2])
+
+
+@triton.jit
+def weak_kernel(h_ptr, i8_ptr, u8_ptr, out_h_ptr, out_i8_ptr, out_u8_ptr, out_f_ptr):
+    offs = tl.arange(0, 4)
+    h = tl.load(h_ptr + offs)
+    a = h * 2.0
+    tl.static_assert(a.dtype == tl.float16, "a Python float does not widen an fp16 tile")
+    b = 1 + h
+    tl.static_assert(b.dtype == tl.float16)
+    i8 = tl.load(i8_ptr + offs)
+    c = i8 + 1
+    tl.static_assert(c.dtype == tl.int8, "a Python int does not widen an int8 tile")
+    d = i8 * 0.5
+    tl.static_assert(d.dtype == tl.float32, "a Python float turns an integer tile into fp32")
+    u8 = tl.load(u8_ptr + offs)
+    e = u8 + 1
+    tl.static_assert(e.dtype == tl.uint8)
+    f = 2 - u8 * 3
+    tl.store(out_h_ptr + offs, a + b)
+    tl.store(out_i8_ptr + offs, c * 100)  # wraps in 8 bits
+    tl.store(out_u8_ptr + offs, f)
+    tl.store(out_f_ptr + offs, d)
+
+
+def test_python_numbers_are_weakly_typed():
+    h = np.array([1, 2, 3, 65504], np.float16)
+    i8 = np.array([1, 2, 3, 127], np.int8)
+    u8 = np.array([0, 1, 2, 255], np.uint8)
+    out_h, out_i8, out_u8, out_f = np.zeros(4, np.float16), np.zeros(4, np.int8), np.zeros(4, np.uint8), np.zeros(4, np.float32)
+    weak_kernel[(1,)](h, i8, u8, out_h, out_i8, out_u8, out_f)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out_h, h * np.float16(2) + (np.float16(1) + h))
+    np.testing.assert_array_equal(out_i8, ((i8 + np.int8(1)).astype(np.int8) * np.int8(100)).astype(np.int8))
+    np.testing.assert_array_equal(out_u8, (np.uint8(2) - u8 * np.uint8(3)).astype(np.uint8))
+    np.testing.assert_array_equal(out_f, i8 * np.float32(0.5))
+
+
+@triton.jit
+def scalar_args_kernel(out_ptr, i, big, f, b):
+    tl.static_assert(i.dtype == tl.int32 and big.dtype == tl.int64 and f.dtype == tl.float32)
+    tl.static_assert(b.dtype == tl.int1)
+    tl.store(out_ptr, i + 0.5)
+    tl.store(out_ptr + 1, (big - 2 ** 40).to(tl.float64))
+    tl.store(out_ptr + 2, f * 2)
+    tl.store(out_ptr + 3, tl.where(b, 1.0, 0.0))
+
+
+def test_scalar_argument_types():
+    out = np.zeros(4, np.float64)
+    scalar_args_kernel[(1,)](out, 3, 2 ** 40 + 5, 1.25, True)
+    assert list(out) == [3.5, 5, 2.5, 1]
+
+
+# --------------------------------------------------------------------------------- @jit helpers
+
+@triton.jit
+def _square_and_cube(x):
+    return x * x, x * x * x
+
+
+@triton.jit
+def _scaled(x, FACTOR: tl.constexpr, SHIFT: tl.constexpr = 0):
+    if FACTOR > 2:  # a constexpr parameter folds inside the helper
+        return x * FACTOR + SHIFT
+    return x + SHIFT
+
+
+@triton.jit
+def _nothing_returned(ptr, value):
+    tl.store(ptr, value)
+
+
+@triton.jit
+def _outer(x):
+    sq, cu = _square_and_cube(x)
+    return _scaled(sq + cu, 3)
+
+
+@triton.jit
+def helpers_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    sq, cu = _square_and_cube(x)
+    tl.store(out_ptr + offs, sq)
+    tl.store(out_ptr + BLOCK + offs, cu)
+    tl.store(out_ptr + 2 * BLOCK + offs, _scaled(x, 4, SHIFT=1))
+    tl.store(out_ptr + 3 * BLOCK + offs, _scaled(x, FACTOR=2))
+    tl.store(out_ptr + 4 * BLOCK + offs, _outer(x))
+    pair = _square_and_cube(x)
+    tl.store(out_ptr + 5 * BLOCK + offs, pair[1])
+    _nothing_returned(out_ptr + 6 * BLOCK, tl.sum(x, axis=0))
+
+
+def test_nested_jit_helpers():
+    x = np.array([1, 2, 3, 4], np.float32)
+    out = np.full(6 * 4 + 1, np.nan, np.float32)
+    helpers_kernel[(1,)](x, out, BLOCK=4)
+    parts = out[:24].reshape(6, 4)
+    np.testing.assert_array_equal(parts[0], x ** 2)
+    np.testing.assert_array_equal(parts[1], x ** 3)
+    np.testing.assert_array_equal(parts[2], x * 4 + 1)
+    np.testing.assert_array_equal(parts[3], x + 2 - 2 + 0)
+    np.testing.assert_array_equal(parts[4], (x ** 2 + x ** 3) * 3)
+    np.testing.assert_array_equal(parts[5], x ** 3)
+    assert out[24] == x.sum()
+
+
+@triton.jit
+def _helper_with_loop(x, n):
+    acc = x * 0
+    for i in range(n):
+        acc += x
+    return acc
+
+
+@triton.jit
+def _helper_early_return(x, flag: tl.constexpr):
+    if flag:
+        return x + 1
+    return x - 1
+
+
+@triton.jit
+def helper_control_kernel(x_ptr, out_ptr, n):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), _helper_with_loop(x, n) + _helper_early_return(x, True)
+             + _helper_early_return(x, False))
+
+
+def test_helpers_with_loops_and_returns():
+    x = np.array([1, 2, 3, 4], np.int32)
+    out = np.zeros(4, np.int32)
+    helper_control_kernel[(1,)](x, out, 5)
+    np.testing.assert_array_equal(out, 5 * x + (x + 1) + (x - 1))
+
+
+# ----------------------------------------------------------------------------- misc tensor API
+
+@triton.jit
+def tensor_api_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.static_assert(x.shape[0] == BLOCK and len(x.shape) == 1 and x.numel == BLOCK)
+    tl.static_assert(x_ptr.dtype.element_ty == tl.float32 and x.dtype.is_floating())
+    y = tl.cast(x, tl.int32).to(tl.float32)
+    z = (x ** 2) + tl.fdiv(x, 2.0) + tl.math.pow(x, 2.0)
+    tl.store(out_ptr + offs, y)
+    tl.store(out_ptr + BLOCK + offs, z)
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.ravel(x[:, None] * tl.full((1, 2), 1.0, tl.float32)).reshape(BLOCK, 2).sum(1))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.exp(x).log())
+
+
+def test_tensor_api():
+    x = np.array([1.5, -2.5, 3.0, 0.25], np.float32)
+    out = np.full(16, np.nan, np.float32)
+    tensor_api_kernel[(1,)](x, out, BLOCK=4)
+    np.testing.assert_array_equal(out[:4], np.trunc(x))
+    np.testing.assert_allclose(out[4:8], 2 * x ** 2 + x / 2, rtol=1e-6)
+    np.testing.assert_allclose(out[8:12], 2 * x)
+    np.testing.assert_allclose(out[12:], x, rtol=1e-6)
+
+
+@triton.jit
+def chained_compare_kernel(x_ptr, out_ptr, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, lo <= x < hi)
+
+
+def test_chained_comparison():
+    x = np.arange(8, dtype=np.int32)
+    out = np.zeros(8, np.bool_)
+    chained_compare_kernel[(1,)](x, out, 2, 5, BLOCK=8)
+    np.testing.assert_array_equal(out, (x >= 2) & (x < 5))
+
+
+@triton.jit
+def assert_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_assert(x >= 0, "x must not be negative")
+    tl.static_assert(BLOCK >= 2)
+
+
+def test_device_assert():
+    assert_kernel[(1,)](np.arange(4, dtype=np.int32), BLOCK=4)
+    with pytest.raises(triton.InterpreterError, match="x must not be negative"):
+        assert_kernel[(1,)](np.array([0, 1, -1, 2], np.int32), BLOCK=4)
