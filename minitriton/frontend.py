@@ -109,6 +109,8 @@ _UNSUPPORTED_HINTS = {
     ast.Lambda: "define a @jit function at module level and call it",
     ast.ListComp: "use tl.static_range to unroll a loop at compile time",
     ast.Raise: "use tl.static_assert (compile time) or tl.device_assert (run time)",
+    ast.Import: "import at module level: a kernel sees the names of its module",
+    ast.ImportFrom: "import at module level: a kernel sees the names of its module",
 }
 
 
@@ -149,12 +151,7 @@ def generate(jit_fn, specs: dict[str, ArgSpec], constexprs: dict[str, Any], name
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
     with semantic.building(builder):
-        generator = CodeGenerator(parsed, builder, scope, depth=0)
-        generator.run_body(parsed.tree.body)
-        returned = generator.scope.get("$ret")
-        if returned is not None:
-            raise CompilationError(loc, "a kernel cannot return a value",
-                                   "write results to memory with tl.store")
+        CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
     ir.verify(fn)
     return fn
 # --8<-- [end:generate]
@@ -166,6 +163,7 @@ class CodeGenerator(ast.NodeVisitor):
     def __init__(self, parsed: ParsedFunction, builder: ir.Builder, scope: dict, depth: int):
         self.parsed, self.builder, self.scope, self.depth = parsed, builder, scope, depth
         self.loop_depth = 0
+        self.assigned_at: dict[str, ast.AST] = {}  # where each variable was last assigned, for errors
 
     # -- locations and errors ---------------------------------------------------------------------
     def loc(self, node: ast.AST) -> Loc:
@@ -191,8 +189,8 @@ class CodeGenerator(ast.NodeVisitor):
             return method(node)
         except CompilationError:
             raise
-        except SemanticError as e:
-            raise self.error(node, str(e), e.hint) from e
+        except SemanticError as e:  # the user's mistake: the message says it all, no traceback
+            raise self.error(node, str(e), e.hint) from None
         except RecursionError as e:
             raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
                              "@jit functions are inlined, so they cannot recurse") from e
@@ -227,6 +225,8 @@ class CodeGenerator(ast.NodeVisitor):
         if self.loop_depth:
             raise self.error(node, "return inside a loop is not supported",
                              "assign the result to a variable and return it after the loop")
+        if self.depth == 0 and node.value is not None:
+            raise self.error(node, "a kernel cannot return a value", "write results to memory with tl.store")
         self.scope["$ret"] = None if node.value is None else self.visit(node.value)
 
     def visit_Assign(self, node: ast.Assign):
@@ -254,7 +254,14 @@ class CodeGenerator(ast.NodeVisitor):
         value = tl._unwrap(value)
         if isinstance(target, ast.Name):
             self.scope[target.id] = value
+            self.assigned_at[target.id] = target
+        elif isinstance(target, ast.Starred):
+            raise self.error(target, "`*` unpacking is not supported inside a @jit function",
+                             "unpack into as many names as there are values")
         elif isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                if isinstance(t, ast.Starred):
+                    self.assign(t, None)
             if isinstance(value, tl.tensor) or not hasattr(value, "__len__"):
                 raise self.error(target, f"cannot unpack {value!r} into {len(target.elts)} names")
             if len(value) != len(target.elts):
@@ -303,8 +310,9 @@ class CodeGenerator(ast.NodeVisitor):
         else_values = self.yield_values(else_block, [else_scope[n] for n in yielded], yielded, node)
         for n, a, b in zip(yielded, then_values, else_values):
             if a.type != b.type:
-                raise self.error(node, f"`{n}` is {a.type} in the then branch but {b.type} in the else "
-                                 "branch", "give it the same type and shape in both branches")
+                raise self.error(self.assigned_at.get(n, node), f"`{n}` is {a.type} in the then branch but "
+                                 f"{b.type} in the else branch", "give it the same type and shape in both "
+                                 "branches")
         op = self.builder.region_op("if", [cond.handle], [v.type for v in then_values],
                                     [then_block, else_block])
         self.scope = {**before, **merged}
@@ -420,7 +428,7 @@ class CodeGenerator(ast.NodeVisitor):
         values = self.yield_values(block, [after[n] for n in carried], carried, node)
         for n, init, v in zip(carried, inits, values):
             if init.type != v.type:
-                raise self.error(node, f"loop-carried variable `{n}` is {init.type} before the loop but "
+                raise self.error(self.assigned_at.get(n, node), f"loop-carried variable `{n}` is {init.type} before the loop but "
                                  f"{v.type} after an iteration",
                                  f"give `{n}` its final type before the loop, e.g. "
                                  f"tl.zeros({list(v.shape)}, dtype=tl.{_dtype_name(v.dtype)})"

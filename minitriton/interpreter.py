@@ -499,6 +499,7 @@ RULES: dict[str, Callable] = {
     # the rest
     "print": _print, "assert": _assert,
     "hint": lambda program, op, x: x,
+    "convert_layout": lambda program, op, x: x,
     "barrier": lambda program, op: None,
 }
 TERMINATORS = ("yield", "condition")  # not evaluated: `Program.run` returns their operands

@@ -462,6 +462,8 @@ OPS: dict[str, Callable] = {
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,
     "hint": _passthrough, "barrier": _no_results,
+    # made by the layout pass: the same values, held by other threads
+    "convert_layout": _passthrough,
 }
 # --8<-- [end:ops]
 

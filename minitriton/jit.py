@@ -15,7 +15,7 @@ import os
 from typing import Any, Callable
 
 from . import ir
-from .errors import LaunchError
+from .errors import CompilationError, LaunchError
 
 # --8<-- [start:arg_dtypes]
 # Element types of the arrays a launch may receive, by the name their library gives them.
@@ -165,7 +165,11 @@ class JITFunction:
         backend = "interpreter" if interpreting() and target is None else (target or "cuda")
         specs, constexprs = [], []
         for name, value in bound.items():
-            if name in self.constexpr_names or value is None or isinstance(value, (str, ir.DType)):
+            if isinstance(value, str) and name not in self.constexpr_names:
+                raise LaunchError(f"argument `{name}` of {self.__name__} is the string {value!r}; "
+                                  "expected an array, an int, a float or a bool (strings can only be "
+                                  f"given to tl.constexpr parameters: `{name}: tl.constexpr`)")
+            if name in self.constexpr_names or value is None or isinstance(value, ir.DType):
                 constexprs.append((name, _hashable(value)))
             elif name in self.do_not_specialize and isinstance(value, int) and not isinstance(value, bool):
                 specs.append((name, ("i32" if -2**31 <= value < 2**31 else "i64", False, False)))
@@ -176,7 +180,11 @@ class JITFunction:
         if kernel is None:
             from .compiler import Options, compile
             options = Options(num_warps=num_warps, num_stages=num_stages, target=backend)
-            kernel = compile(self, dict(specs), dict(constexprs), options)
+            try:
+                kernel = compile(self, dict(specs), dict(constexprs), options)
+            except CompilationError as e:
+                # The message points at the kernel's own line; the compiler's frames would only hide it.
+                raise e.with_traceback(None)
             self.cache[key] = kernel
         return kernel
 

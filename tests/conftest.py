@@ -1,8 +1,23 @@
-"""Tests marked `gpu` run only where the CUDA driver sees an NVIDIA GPU; elsewhere they are
-skipped with the reason, so a CPU-only run stays green and says what it left out."""
+"""Shared test fixtures.
+
+- Tests marked `gpu` run only where the CUDA driver sees an NVIDIA GPU; elsewhere they are skipped
+  with the reason, so a CPU-only run stays green and says what it left out.
+- `device` runs a test once in the interpreter and, where a GPU is here, once on the GPU: kernels
+  are launched the same way, `device.array(x)` puts a numpy array where the kernel can reach it and
+  `device.numpy(a)` brings it back.
+- Every kernel a test launches in the interpreter is also compiled for sm_80 and sm_90, down to a
+  cubin assembled by ptxas, so the CPU-only run proves the CUDA backend accepts every test kernel.
+"""
+import os
+
+import numpy as np
 import pytest
 
+import importlib
+
+jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
 NO_GPU = "no NVIDIA GPU/driver here (run `make gpu-check` on a GPU machine)"
+PTX_TARGETS = ("sm_80", "sm_90")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -15,3 +30,55 @@ def pytest_collection_modifyitems(config, items):
         return
     for item in gpu_tests:
         item.add_marker(pytest.mark.skip(reason=NO_GPU))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Compiled kernels go to a cache of this run's own, so a stale entry never hides a change."""
+    previous = os.environ.get("MINITRITON_CACHE_DIR")
+    os.environ["MINITRITON_CACHE_DIR"] = str(tmp_path_factory.mktemp("kernel-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("MINITRITON_CACHE_DIR", None)
+    else:
+        os.environ["MINITRITON_CACHE_DIR"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _also_compile_for_gpus(monkeypatch, request):
+    """Wrap the JIT so an interpreted launch also compiles the same specialization for each GPU arch."""
+    if "no_ptx" in request.keywords:
+        return
+    original = jit_module.JITFunction.kernel_for
+
+    def kernel_for(self, bound, num_warps, num_stages, target):
+        kernel = original(self, bound, num_warps, num_stages, target)
+        if target is None and jit_module.interpreting():
+            for arch in PTX_TARGETS:
+                compiled = original(self, bound, num_warps, num_stages, arch)
+                assert compiled.asm.get("ptx"), f"{self.__name__}: no PTX for {arch}"
+        return kernel
+
+    monkeypatch.setattr(jit_module.JITFunction, "kernel_for", kernel_for)
+
+
+class Device:
+    """Where a test's kernels run: "interpreter" (numpy arrays) or "cuda" (device arrays)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def array(self, x: np.ndarray):
+        if self.name == "interpreter":
+            return x
+        from minitriton.driver import DeviceArray
+        return DeviceArray.from_numpy(np.ascontiguousarray(x))
+
+    def numpy(self, a) -> np.ndarray:
+        return a if isinstance(a, np.ndarray) else a.numpy()
+
+
+@pytest.fixture(params=["interpreter", pytest.param("cuda", marks=pytest.mark.gpu)])
+def device(request, monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1" if request.param == "interpreter" else "0")
+    return Device(request.param)

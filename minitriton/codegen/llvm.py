@@ -459,44 +459,48 @@ def _barrier(lw: Lowering, op):
 _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
 
 
-def _words(elem_bits: int, vec: int) -> tuple[int, int]:
-    """How a vector of `vec` elements travels: (number of words, bits per word)."""
+def _words(elem_bits: int, vec: int) -> tuple[int, int, str]:
+    """How `vec` elements travel: (number of registers, bits per register, PTX type of the access)."""
+    if elem_bits >= 32:
+        return vec, elem_bits, f"b{elem_bits}"
     total = elem_bits * vec
     if total >= 32:
-        return total // 32, 32
-    return 1, max(16, total)
+        return total // 32, 32, "b32"
+    return 1, 16, "b16" if total == 16 else "u8"  # a byte travels in a 16-bit register
+
+
+def _element_bits(lw: Lowering, v, dtype: ir.DType):
+    """A register as the integer holding its bytes in memory (booleans are bytes)."""
+    if dtype.is_bool():
+        return lw.b.zext(v, i8)
+    return v if isinstance(v.type, ll.IntType) else lw.b.bitcast(v, ll.IntType(dtype.bits))
 
 
 def _pack(lw: Lowering, values: list, dtype: ir.DType, words: int, word_bits: int) -> list:
     """Element registers -> `words` integer registers of `word_bits` (the bytes in memory order)."""
     word = ll.IntType(word_bits)
-    elem = ll.IntType(max(dtype.bits, 8))
-    per_word = max(1, word_bits // max(dtype.bits, 8))
+    per_word = len(values) // words
+    elem_bits = max(dtype.bits, 8)
     out = []
     for w in range(words):
-        acc = ll.Constant(word, 0)
+        acc = None
         for k in range(per_word):
-            v = values[w * per_word + k]
-            if dtype.is_bool():
-                v = lw.b.zext(v, i8)
-            bits = lw.b.bitcast(v, ll.IntType(v.type.width if isinstance(v.type, ll.IntType) else dtype.bits)) \
-                if not isinstance(v.type, ll.IntType) else v
-            bits = lw.b.zext(bits, word) if bits.type.width < word_bits else bits
-            acc = lw.b.or_(acc, lw.b.shl(bits, ll.Constant(word, k * elem.width))) if k else bits
+            bits = _element_bits(lw, values[w * per_word + k], dtype)
+            bits = lw.b.zext(bits, word) if elem_bits < word_bits else bits
+            acc = bits if acc is None else lw.b.or_(acc, lw.b.shl(bits, ll.Constant(word, k * elem_bits)))
         out.append(acc)
     return out
 
 
 def _unpack(lw: Lowering, words: list, dtype: ir.DType, word_bits: int, vec: int) -> list:
+    """The inverse of `_pack`."""
     elem_bits = max(dtype.bits, 8)
-    per_word = max(1, word_bits // elem_bits)
+    per_word = vec // len(words)
     out = []
     for w in words:
         for k in range(per_word):
-            if len(out) == vec:
-                break
-            bits = lw.b.trunc(lw.b.lshr(w, ll.Constant(w.type, k * elem_bits)), ll.IntType(elem_bits)) \
-                if elem_bits < word_bits else w
+            bits = w if elem_bits == word_bits else \
+                lw.b.trunc(lw.b.lshr(w, ll.Constant(w.type, k * elem_bits)), ll.IntType(elem_bits))
             if dtype.is_bool():
                 out.append(lw.b.icmp_unsigned("!=", bits, ll.Constant(i8, 0)))
             elif isinstance(ll_type(dtype), ll.IntType):
@@ -512,7 +516,7 @@ def _load(lw: Lowering, op, ptrs, mask=None, other=None):
     dtype = op.result.dtype
     vec = op.attrs.get("vector", 1)
     n = len(ptrs)
-    words, word_bits = _words(max(dtype.bits, 8), vec)
+    words, word_bits, width = _words(max(dtype.bits, 8), vec)
     out = []
     for start in range(0, n, vec):
         zero = [const(dtype, 0) if not dtype.is_bool() else ll.Constant(i1, 0)] * vec
@@ -520,7 +524,6 @@ def _load(lw: Lowering, op, ptrs, mask=None, other=None):
         fallback = _pack(lw, fallback, dtype, words, word_bits)
         pred = mask[start] if mask is not None else ll.Constant(i1, 1)
         letter = _CONSTRAINT[word_bits]
-        width = {16: "b16", 32: "b32", 64: "b64"}[word_bits]
         dests = ", ".join(f"${i}" for i in range(words))
         vector = f".v{words}" if words > 1 else ""
         text = (f"@${words + 1} ld.global{vector}.{width} {{{dests}}}, [${words}];" if words > 1 else
@@ -539,14 +542,13 @@ def _store(lw: Lowering, op, ptrs, values, mask=None):
     value = op.operands[1]
     dtype = value.dtype
     vec = op.attrs.get("vector", 1)
-    words, word_bits = _words(max(dtype.bits, 8), vec)
+    words, word_bits, width = _words(max(dtype.bits, 8), vec)
     if value.type.is_tile:
         owner = lw.owner_predicate(value.layout, value.shape)
         registers = set(lw.unique_registers(value.layout, value.shape))
     else:
         owner, registers = lw.b.icmp_unsigned("==", lw.tid, ll.Constant(i32, 0)), {0}
     letter = _CONSTRAINT[word_bits]
-    width = {16: "b16", 32: "b32", 64: "b64"}[word_bits]
     for start in range(0, len(ptrs), vec):
         if start not in registers:
             continue
@@ -805,14 +807,15 @@ def _vprintf(lw: Lowering, fmt: str, args: list) -> None:
     text.initializer = ll.Constant(ll.ArrayType(i8, len(data)), data)
     text.global_constant = True
     text.linkage = "internal"
+    text.type = GLOBAL_PTR
     packed = ll.LiteralStructType([a.type for a in args])
     buffer = lw.in_prologue(lambda: b.alloca(packed))
+    buffer.type = GENERIC_PTR  # opaque, like every pointer here
     for i, a in enumerate(args):
         b.store(a, b.gep(buffer, [ll.Constant(i32, 0), ll.Constant(i32, i)], source_etype=packed))
     vprintf = lw.module.globals.get("vprintf") or ll.Function(
         lw.module, ll.FunctionType(i32, [GENERIC_PTR, GENERIC_PTR]), "vprintf")
-    b.call(vprintf, [b.addrspacecast(text, GENERIC_PTR), b.addrspacecast(buffer, GENERIC_PTR)
-                     if buffer.type != GENERIC_PTR else buffer])
+    b.call(vprintf, [b.addrspacecast(text, GENERIC_PTR), buffer])
 
 
 def _assert(lw: Lowering, op, cond):

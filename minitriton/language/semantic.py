@@ -58,6 +58,9 @@ def integer_promote(a: DType, b: DType) -> DType:
     return unsigned if unsigned.bits >= signed.bits else signed
 
 
+DIVISIONS = ("div", "floordiv", "rem")
+
+
 def computation_type(a: DType, b: DType, op: str) -> DType:
     """The dtype both operands of a binary op are converted to before the op (Triton's rules)."""
     if a.is_floating() or b.is_floating():
@@ -65,9 +68,14 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float64
         if ir.float32 in (a, b):
             return ir.float32
-        if a.is_floating() and b.is_floating():
-            return a if a == b else ir.float32  # fp16 with bf16 meets at fp32
-        return a if a.is_floating() else b
+        if op in DIVISIONS and (a.bits == 16 or b.bits == 16):
+            return ir.float32  # 16-bit floats are divided in fp32, as PTX has no fp16 division
+        if ir.float16 in (a, b):
+            return ir.float16  # fp16 wins over bf16 (Triton's rule)
+        return ir.bfloat16
+    if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
+        raise SemanticError(f"cannot divide {a} by {b}: their signedness differs",
+                            "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32
     return integer_promote(a, b)
@@ -170,13 +178,12 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
         return x
     if not x.type.is_tile:
         return emit("splat", [x], shape=shape)
-    if len(x.shape) > len(shape):
-        raise SemanticError(f"cannot broadcast shape {list(x.shape)} to {list(shape)}")
+    padded = (1,) * (len(shape) - len(x.shape)) + x.shape
+    if len(x.shape) > len(shape) or any(a != b and a != 1 for a, b in zip(padded, shape)):
+        raise SemanticError(f"cannot broadcast shape {list(padded)} to {list(shape)}",
+                            "a dimension can only grow from size 1")
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)
-    broadcast_shapes(x.shape, shape)
-    if any(a != b and a != 1 for a, b in zip(x.shape, shape)):
-        raise SemanticError(f"cannot broadcast shape {list(x.shape)} to {list(shape)}")
     return emit("broadcast", [x], shape=shape)
 # --8<-- [end:broadcast]
 
@@ -316,6 +323,9 @@ def load(ptr: Value, mask=None, other=None) -> Value:
     if pointee.is_bool():  # booleans live in memory as bytes
         return compare("ne", load(cast(ptr, ir.pointer_type(ir.int8)), mask, other), Weak(0))
     if mask is None:
+        if other is not None:
+            raise SemanticError("tl.load: `other` needs a `mask`: it is the value of the masked-off lanes",
+                                "pass mask=... as well, e.g. mask=offsets < n")
         return emit("load", [ptr])
     mask = _as_mask(mask)
     shape = broadcast_shapes(ptr.shape, mask.shape)
@@ -334,17 +344,23 @@ def store(ptr: Value, value, mask=None) -> None:
         value = value if not isinstance(value, Weak) else scalar_constant(value.value)
         return store(cast(ptr, ir.pointer_type(ir.int8)), cast(value, ir.int8), mask)
     value = weak_to(value, pointee, "store") if isinstance(value, Weak) else cast(value, pointee)
-    shape = ptr.shape if mask is None else broadcast_shapes(ptr.shape, _as_mask(mask).shape)
-    shape = broadcast_shapes(shape, value.shape)
-    if len(value.shape) > len(ptr.shape) or any(v != 1 and v != p for v, p in
-                                                zip(value.shape[::-1], ptr.shape[::-1])):
-        if shape != ptr.shape:
-            raise SemanticError(f"cannot store a value of shape {list(value.shape)} through pointers "
-                                f"of shape {list(ptr.shape)}")
-    ptr, value = broadcast_to(ptr, shape), broadcast_to(value, shape)
-    operands = [ptr, value] if mask is None else [ptr, value, broadcast_to(_as_mask(mask), shape)]
+    mask = None if mask is None else _as_mask(mask)
+    # The pointers say where to write: the value and the mask may broadcast to them, not beyond.
+    for what, x in (("a value", value), ("a mask", mask)):
+        if x is not None and not _broadcasts_to(x.shape, ptr.shape):
+            raise SemanticError(f"cannot store {what} of shape {list(x.shape)} through pointers of shape "
+                                f"{list(ptr.shape)}", "the value and mask take the pointers' shape "
+                                "(or broadcast to it)")
+    operands = [ptr, broadcast_to(value, ptr.shape)]
+    if mask is not None:
+        operands.append(broadcast_to(mask, ptr.shape))
     builder().create("store", operands)
 # --8<-- [end:memory]
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
+    return len(shape) <= len(target) and all(a in (1, b) for a, b in zip(padded, target))
 
 
 def _as_mask(mask) -> Value:

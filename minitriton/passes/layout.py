@@ -26,8 +26,6 @@ FLEXIBLE_OPS = {"splat", "arange", "broadcast", "expand_dims", "add", "sub", "mu
 # Flexible chains longer than this are anchored instead (recomputing them would cost more than a convert).
 MAX_REMAT_OPS = 24
 
-ir.OPS["convert_layout"] = lambda name, operands, attrs: [operands[0].type]
-
 
 def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> BlockedLayout:
     """The default layout of a tile: row-major lanes (fastest along the last dimension), with

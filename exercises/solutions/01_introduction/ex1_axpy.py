@@ -1,0 +1,26 @@
+"""Exercise 1.1 (a kernel): axpy, out = alpha * x + y, one block of elements per program.
+
+Write `axpy_kernel`: program `pid` handles elements pid * BLOCK ... pid * BLOCK + BLOCK - 1, and
+must neither read nor write past element n - 1 (mask the tail). Then write `axpy`, the host side:
+it allocates the output and launches the kernel over just enough programs to cover every element.
+"""
+import numpy as np
+
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, alpha * x + y, mask=mask)
+
+
+def axpy(alpha: float, x: np.ndarray, y: np.ndarray, block: int = 128) -> np.ndarray:
+    """alpha * x + y for two 1-D float32 arrays of one size, computed by `axpy_kernel`."""
+    out = np.empty_like(x)
+    axpy_kernel[(triton.cdiv(x.size, block),)](x, y, out, alpha, x.size, BLOCK=block)
+    return out

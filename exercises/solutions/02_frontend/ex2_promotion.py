@@ -1,0 +1,48 @@
+"""Exercise 2.2 (a compiler piece): type promotion, the dtype both sides of `a + b` meet at.
+
+Write Triton's rules for two element types (`minitriton.ir` DTypes; see `dtype.kind`, `dtype.bits`,
+`dtype.is_floating()`, `dtype.is_bool()`):
+
+`integer_promote(a, b)` for two integer types: a bool (int1) gives way to the other type; the same
+signedness meets at the wider type; mixed signedness gives the unsigned type unless the signed one
+is strictly wider (uint8 + int8 -> uint8, uint8 + int16 -> int16, uint32 + int32 -> uint32).
+
+`computation_type(a, b, op)`, where `op` names the operator ("add", "mul", "div" for `/`,
+"floordiv" for `//`, "rem" for `%`, ...). If either side is a float: fp64 wins over everything,
+then fp32; otherwise a 16-bit float is involved, and the divisions ("div", "floordiv", "rem") are
+done in fp32 (PTX has no 16-bit division), while any other op meets at fp16 if either side is fp16,
+else at bf16. Two integers: a division of a signed by an unsigned integer (neither a bool) is a
+mistake, raise `SemanticError`; `/` ("div") of integers is a float division in fp32; anything
+else uses `integer_promote`.
+"""
+from minitriton import ir
+from minitriton.language.semantic import SemanticError
+
+
+def integer_promote(a: ir.DType, b: ir.DType) -> ir.DType:
+    if a.is_bool():
+        return b
+    if b.is_bool():
+        return a
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    unsigned, signed = (a, b) if a.kind == "uint" else (b, a)
+    return unsigned if unsigned.bits >= signed.bits else signed
+
+
+DIVISIONS = ("div", "floordiv", "rem")
+
+
+def computation_type(a: ir.DType, b: ir.DType, op: str) -> ir.DType:
+    if a.is_floating() or b.is_floating():
+        for wide in (ir.float64, ir.float32):
+            if wide in (a, b):
+                return wide
+        if op in DIVISIONS:
+            return ir.float32
+        return ir.float16 if ir.float16 in (a, b) else ir.bfloat16
+    if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
+        raise SemanticError(f"cannot divide {a} by {b}: their signedness differs")
+    if op == "div":
+        return ir.float32
+    return integer_promote(a, b)

@@ -1,0 +1,35 @@
+"""Exercise 3.1 (a compiler piece): dead-code elimination over tile IR.
+
+`remove_dead(fn)` deletes every op that has no effect and whose results nobody reads, and returns
+how many it deleted. An op "has an effect" when its name is in `EFFECTS` (memory, printing,
+control flow, terminators): those always stay, even if their results are unused. Removing one op
+can make the ops that computed its operands dead in turn, so repeat until nothing changes. Ops
+nested in regions (a `for` body, the branches of an `if`) count too: walk them as well. Use
+`fn.walk()` to visit every op, `op.operands`, `op.results`, `op.regions` and `block.ops`; compare
+values by identity (`id(value)`).
+"""
+from minitriton import ir
+from minitriton.passes.simplify import EFFECTS
+
+
+def remove_dead(fn: ir.Function) -> int:
+    removed = 0
+    while True:
+        used = {id(v) for op in fn.walk() for v in op.operands}
+        swept = _sweep(fn.body, used)
+        if not swept:
+            return removed
+        removed += swept
+
+
+def _sweep(block: ir.Block, used: set[int]) -> int:
+    removed, kept = 0, []
+    for op in block.ops:
+        for region in op.regions:
+            removed += _sweep(region, used)
+        if op.name not in EFFECTS and not any(id(r) in used for r in op.results):
+            removed += 1
+            continue
+        kept.append(op)
+    block.ops = kept
+    return removed
