@@ -62,6 +62,73 @@ def _also_compile_for_gpus(monkeypatch, request):
     monkeypatch.setattr(jit_module.JITFunction, "kernel_for", kernel_for)
 
 
+# --8<-- [start:differential]
+@pytest.fixture(autouse=True)
+def _also_run_on_the_gpu(monkeypatch, request):
+    """With MINITRITON_GPU_DIFF=1 on a GPU machine, every interpreted launch also runs on the GPU,
+    on byte-identical copies of its arrays, and every array must come out the same: the interpreter
+    is the reference semantics, and this holds the compiled code to it, kernel by kernel."""
+    if os.environ.get("MINITRITON_GPU_DIFF") != "1" or "no_gpu_diff" in request.keywords:
+        return
+    from minitriton.driver import is_available
+    if not is_available():
+        return
+    original = jit_module.JITFunction.run
+
+    def run(self, *args, grid, **kwargs):
+        if not jit_module.interpreting():
+            return original(self, *args, grid=grid, **kwargs)
+        arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, np.ndarray)]
+        before = [np.copy(_extent(a)) for a in arrays]
+        result = original(self, *args, grid=grid, **kwargs)  # the reference; a kernel error stops here
+        _compare_on_gpu(original, self, args, kwargs, grid, arrays, before)
+        return result
+
+    monkeypatch.setattr(jit_module.JITFunction, "run", run)
+
+
+def _extent(a: np.ndarray) -> np.ndarray:
+    from minitriton.backends import host_view
+    return host_view(a)[0]
+
+
+def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
+    from minitriton import driver
+    copies = {}
+    for a, data in zip(arrays, before):
+        shift = a.ctypes.data % 256  # keep the host array's alignment, so the same specialization runs
+        staged = np.zeros(data.nbytes + shift, np.uint8)
+        staged[shift:] = data
+        buf = driver.DeviceArray.from_numpy(staged)
+        copies[id(a)] = (buf, shift, _GpuArg(buf.data_ptr() + shift, a.dtype))
+    swap = lambda v: copies[id(v)][2] if isinstance(v, np.ndarray) else v
+    saved = os.environ.get("MINITRITON_INTERPRET")
+    os.environ["MINITRITON_INTERPRET"] = "0"
+    try:
+        launch(kernel, *[swap(a) for a in args], grid=grid, **{k: swap(v) for k, v in kwargs.items()})
+        driver.synchronize()
+    finally:
+        os.environ["MINITRITON_INTERPRET"] = saved
+    for a in arrays:
+        buf, shift, _ = copies[id(a)]
+        got = buf.numpy()[shift:].view(a.dtype)
+        want = _extent(a).view(a.dtype)
+        if np.issubdtype(a.dtype, np.floating):
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-5, equal_nan=True,
+                                       err_msg=f"{kernel.__name__}: GPU and interpreter differ")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{kernel.__name__}: GPU and interpreter differ")
+
+
+class _GpuArg:
+    """A device pointer with a numpy dtype: what a launch needs to know of an array argument."""
+
+    def __init__(self, address: int, dtype):
+        self.__cuda_array_interface__ = {"shape": (1,), "typestr": np.dtype(dtype).str,
+                                         "data": (address, False), "version": 3}
+# --8<-- [end:differential]
+
+
 class Device:
     """Where a test's kernels run: "interpreter" (numpy arrays) or "cuda" (device arrays)."""
 

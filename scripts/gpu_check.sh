@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The GPU check, for a machine with an NVIDIA GPU (run from the repository root, from source):
+#   1. the GPU tests (pytest -m gpu);
+#   2. every CPU test again with MINITRITON_GPU_DIFF=1: each kernel a test runs in the interpreter
+#      also runs on the GPU, on identical copies of its arrays, and the results must agree;
+#   3. the demo, and a quick benchmark when one is given.
+# Prints a short table at the end; exits non-zero if any step failed.
+set -uo pipefail
+export PYTHONPATH=. PYTHONUNBUFFERED=1
+export MINITRITON_CACHE_DIR=${MINITRITON_CACHE_DIR:-$(mktemp -d)}
+python=${PYTHON:-python3}
+declare -a names results
+step() {
+  local name=$1; shift
+  local start=$SECONDS
+  "$@"
+  local rc=$?
+  names+=("$name"); results+=("$([ $rc = 0 ] && echo ok || echo "FAILED (rc $rc)") in $((SECONDS - start)) s")
+}
+step "gpu tests" $python -m pytest -q -m gpu tests -p no:cacheprovider
+step "cpu tests, compared on the gpu" env MINITRITON_GPU_DIFF=1 $python -m pytest -q tests -p no:cacheprovider ${DIFF_ARGS:-}
+step "demo" $python -m minitriton demo
+if [ -n "${BENCH:-}" ]; then step "bench $BENCH" $python -m minitriton bench $BENCH; fi
+echo
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+for i in "${!names[@]}"; do printf '%-34s %s\n' "${names[$i]}" "${results[$i]}"; done
+for r in "${results[@]}"; do [[ $r == ok* ]] || exit 1; done
