@@ -28,7 +28,7 @@ The semantics, which are Triton's:
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
 - `print` writes one line per element, like Triton's device_print:
-  `pid (x, y, z) idx (i, j)<prefix><value>`, the prefix being ` x: ` for `device_print("x", ...)`
+  `pid (x, y, z) idx (i, j) <prefix><value>`, the prefix being `x: ` for `device_print("x", ...)`
   (floats as C's `%f`, `hex` shows the bit pattern).
 """
 from __future__ import annotations
@@ -440,7 +440,7 @@ def _print(program, op, *values):
         shown = _bits(value, operand.dtype) if hex_ else np.asarray(value)
         for index in np.ndindex(shown.shape):
             text = _format(shown[index], operand.dtype, hex_)
-            print(f"pid ({pid}) idx ({', '.join(map(str, index))}){prefix}{which}{text}")
+            print(f"pid ({pid}) idx ({', '.join(map(str, index))}) {prefix}{which}{text}")
 
 
 def _assert(program, op, condition):

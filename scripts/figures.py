@@ -12,18 +12,20 @@ until this script is run again.
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
-import io
+import importlib.util
 import os
+import subprocess
 import sys
 import textwrap
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "chapters" / "figures"
-sys.path[:0] = [str(ROOT), str(ROOT / "chapters" / "examples")]
-os.environ["MINITRITON_INTERPRET"] = "1"  # the listings' kernels run in the interpreter
+EXAMPLES = ROOT / "chapters" / "examples"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run as a script from a checkout: import the package beside it
 
 import graphviz  # noqa: E402
 import numpy as np  # noqa: E402
@@ -144,20 +146,49 @@ def _error(action) -> str:
     raise AssertionError("the example was supposed to fail")
 
 
+def example(name: str):
+    """A module of chapters/examples/, imported from its file."""
+    module_name = f"chapter_examples.{name}"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, EXAMPLES / f"{name}.py")
+        sys.modules[module_name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[module_name])
+    return sys.modules[module_name]
+
+
+@contextmanager
+def interpreting():
+    """Launch kernels in the interpreter for a while, leaving the environment as it was afterwards."""
+    saved = os.environ.get("MINITRITON_INTERPRET")
+    os.environ["MINITRITON_INTERPRET"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["MINITRITON_INTERPRET"]
+        else:
+            os.environ["MINITRITON_INTERPRET"] = saved
+
+
+def script_output(name: str) -> str:
+    """What `python chapters/examples/NAME.py` prints, run as a reader would run it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py")], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
 def listings() -> dict[str, str]:
-    import first_kernel
-    import frontend_examples as fe
-    import hand_built_ir
-    import mistakes
     from minitriton.examples.tutorials import add_kernel, softmax_kernel
     from minitriton.frontend import generate
     from minitriton.jit import arg_spec, specialize
 
+    fe, mistakes, hand_built = example("frontend_examples"), example("mistakes"), example("hand_built_ir")
     f32 = _aligned(1, np.float32)
     out = {}
     out["add.ttir"] = ttir(add_kernel, f32, f32, f32, 98_437, BLOCK_SIZE=1024)
     out["softmax.ttir"] = ttir(softmax_kernel, f32, f32, 781, 781, 301, 781, BLOCK_SIZE=1024, num_stages=2)
-    out["double.ast"] = __import__("ast").dump(fe.double.parsed.tree, indent=2)
+    out["double.ast"] = ast.dump(fe.double.parsed.tree, indent=2)
     out["double.ttir"] = ttir(fe.double, f32, BLOCK=4)
     out["gather.stride7.ttir"] = ttir(fe.gather, f32, f32, 7, BLOCK=4)
     out["gather.stride1.ttir"] = ttir(fe.gather, f32, f32, 1, BLOCK=4)
@@ -166,19 +197,17 @@ def listings() -> dict[str, str]:
     out["activate.leaky_relu.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="leaky_relu", BLOCK=4)
     out["activate.none.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="none", BLOCK=4)
     specs = {name: arg_spec(specialize(name, value)) for name, value in [("x_ptr", f32), ("n", 100)]}
-    unsimplified = generate(fe.activate, specs, {"ACTIVATION": "none", "BLOCK": 4})
-    out["activate.none.unsimplified"] = ir.print_function(unsimplified)
+    out["activate.none.unsimplified"] = ir.print_function(
+        generate(fe.activate, specs, {"ACTIVATION": "none", "BLOCK": 4}))
     out["error.tile_condition"] = _error(lambda: ttir(mistakes.relu, f32, BLOCK=4))
     out["error.loop_type"] = _error(lambda: ttir(mistakes.total, f32, f32, 100, BLOCK=4))
     x = np.zeros(1000, np.float32)
-    out["error.out_of_bounds"] = _error(
-        lambda: mistakes.add_unmasked[(triton.cdiv(1000, 256),)](x, x, np.empty_like(x), 1000, BLOCK=256))
-    out["hand_built.ttir"] = ir.print_function(hand_built_ir.build_scale(8))
-    out["hand_built.verify"] = f"VerificationError: {hand_built_ir.break_scale()}"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        first_kernel.main()
-    out["first_kernel.output"] = printed.getvalue().rstrip("\n")
+    with interpreting():
+        out["error.out_of_bounds"] = _error(
+            lambda: mistakes.add_unmasked[(triton.cdiv(1000, 256),)](x, x, np.empty_like(x), 1000, BLOCK=256))
+    out["hand_built.ttir"] = ir.print_function(hand_built.build_scale(8))
+    out["hand_built.verify"] = f"VerificationError: {hand_built.break_scale()}"
+    out["first_kernel.output"] = script_output("first_kernel")
     return {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in out.items()}
 
 

@@ -16,6 +16,7 @@ import struct
 from llvmlite import ir as ll
 
 from .. import ir
+from ..layouts import BlockedLayout
 
 i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
@@ -347,14 +348,44 @@ def _math(lw: Lowering, op, a):
 
 
 def _pow(lw: Lowering, op, a, b):
+    """x**y = 2**(y*log2|x|), negated for a negative x and an odd integer y (NaN if y is not an integer)."""
     dtype = op.operands[0].dtype
+    B = lw.b
+    c = lambda v: ll.Constant(f32, v)
     out = []
     for x, y in zip(a, b):
-        xf, yf = lw.to_f32(x, dtype), lw.to_f32(y, dtype)
-        if dtype == ir.float64:
-            xf, yf = lw.b.fptrunc(x, f32), lw.b.fptrunc(y, f32)
-        r = _exp2(lw, lw.b.fmul(yf, _log2(lw, xf)))
-        out.append(lw.b.fpext(r, f64) if dtype == ir.float64 else lw.from_f32(r, dtype))
+        xf, yf = (B.fptrunc(v, f32) for v in (x, y)) if dtype == ir.float64 else \
+            (lw.to_f32(x, dtype), lw.to_f32(y, dtype))
+        magnitude = _exp2(lw, B.fmul(yf, _log2(lw, lw.call("llvm.fabs.f32", f32, [xf]))))
+        integral = B.fcmp_ordered("==", lw.call("llvm.floor.f32", f32, [yf]), yf)
+        half = B.fmul(yf, c(0.5))
+        odd = B.and_(integral, B.fcmp_unordered("!=", lw.call("llvm.floor.f32", f32, [half]), half))
+        negative = B.fcmp_ordered("<", xf, c(0.0))
+        signed = B.select(odd, B.fneg(magnitude), magnitude)
+        r = B.select(negative, B.select(integral, signed, c(float("nan"))), magnitude)
+        r = B.select(B.fcmp_ordered("==", yf, c(0.0)), c(1.0), r)
+        out.append(B.fpext(r, f64) if dtype == ir.float64 else lw.from_f32(r, dtype))
+    return out
+
+
+def _rem(lw: Lowering, op, a, b):
+    """`%`: C's remainder for integers; for floats fmod, computed in f64 so that it is exact while
+    the quotient stays below 2**29 (far beyond what kernels use it for)."""
+    dtype = op.operands[0].dtype
+    B = lw.b
+    if not dtype.is_floating():
+        name = "urem" if dtype.kind == "uint" or dtype.is_bool() else "srem"
+        return [getattr(B, name)(x, y) for x, y in zip(a, b)]
+    out = []
+    for x, y in zip(a, b):
+        xd, yd = (v if dtype == ir.float64 else B.fpext(lw.to_f32(v, dtype), f64) for v in (x, y))
+        quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
+        r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])
+        wrong_sign = B.fcmp_ordered("<", B.fmul(r, xd), ll.Constant(f64, 0.0))
+        ay = lw.call("llvm.fabs.f64", f64, [yd])
+        fix = B.select(B.fcmp_ordered("<", xd, ll.Constant(f64, 0.0)), B.fneg(ay), ay)
+        r = B.select(wrong_sign, B.fadd(r, fix), r)
+        out.append(r if dtype == ir.float64 else lw.from_f32(B.fptrunc(r, f32), dtype))
     return out
 
 
@@ -510,11 +541,25 @@ def _unpack(lw: Lowering, words: list, dtype: ir.DType, word_bits: int, vec: int
     return out
 
 
+def vector_width(op, value) -> int:
+    """How many elements one access of `op` moves: the width coalescing chose, cut down to what
+    `value`'s layout keeps in consecutive registers along the same (contiguous) dimension."""
+    width = op.attrs.get("vector", 1)
+    layout = value.layout
+    if width <= 1 or not isinstance(layout, BlockedLayout) or layout.order[0] != op.attrs.get("contig_dim"):
+        return 1
+    run = layout.contig_per_thread(value.shape)
+    width = 1 << (width.bit_length() - 1)
+    while run % width:
+        width //= 2
+    return width
+
+
 # --8<-- [start:load]
 def _load(lw: Lowering, op, ptrs, mask=None, other=None):
     """Each group of `vector` consecutive registers is one predicated `ld.global` of up to 16 bytes."""
     dtype = op.result.dtype
-    vec = op.attrs.get("vector", 1)
+    vec = vector_width(op, op.operands[0])
     n = len(ptrs)
     words, word_bits, width = _words(max(dtype.bits, 8), vec)
     out = []
@@ -541,7 +586,7 @@ def _store(lw: Lowering, op, ptrs, values, mask=None):
     """Predicated `st.global`, vectorized like loads; replicated elements are stored once."""
     value = op.operands[1]
     dtype = value.dtype
-    vec = op.attrs.get("vector", 1)
+    vec = vector_width(op, op.operands[0])
     words, word_bits, width = _words(max(dtype.bits, 8), vec)
     if value.type.is_tile:
         owner = lw.owner_predicate(value.layout, value.shape)
@@ -576,15 +621,23 @@ def _atom_type(kind: str, dtype: ir.DType) -> str:
     return f"{'s' if dtype.kind == 'int' else 'u'}{dtype.bits}"
 
 
+def _ordering(op) -> str:
+    return f".{op.attrs.get('sem', 'acq_rel')}.{op.attrs.get('scope', 'gpu')}"
+
+
+def _owners(lw: Lowering, value: ir.Value):
+    """(predicate, registers): which thread and registers perform an effect once per element."""
+    if value.type.is_tile:
+        return lw.owner_predicate(value.layout, value.shape), set(lw.unique_registers(value.layout, value.shape))
+    return lw.b.icmp_unsigned("==", lw.tid, ll.Constant(i32, 0)), {0}
+
+
 def _atomic(lw: Lowering, op, ptrs, values, mask=None):
-    """One `atom.global` per element this thread owns; float max/min go through integer atomics."""
+    """One `atom.global` per element, in the thread that owns it; float max/min go through integer
+    atomics; the old values then reach every thread that holds the element."""
     value = op.operands[1]
     dtype, kind = value.dtype, op.attrs["kind"]
-    if value.type.is_tile:
-        owner = lw.owner_predicate(value.layout, value.shape)
-        registers = set(lw.unique_registers(value.layout, value.shape))
-    else:
-        owner, registers = lw.b.icmp_unsigned("==", lw.tid, ll.Constant(i32, 0)), {0}
+    owner, registers = _owners(lw, value)
     bits = max(dtype.bits, 16)
     letter = _CONSTRAINT[bits] if not dtype.is_floating() or dtype.bits == 16 else {32: "f", 64: "d"}[bits]
     out = []
@@ -593,19 +646,26 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
         if r not in registers:
             pred = ll.Constant(i1, 0)
         if dtype.is_floating() and kind in ("max", "min"):
-            out.append(_float_minmax_atomic(lw, kind, dtype, p, v, pred))
+            out.append(_float_minmax_atomic(lw, op, kind, dtype, p, v, pred))
             continue
         operand = lw.b.bitcast(v, i16) if dtype == ir.float16 else v
-        text = f"@$3 atom.global.{_ATOM_OPS[kind]}.{_atom_type(kind, dtype)} $0, [$1], $2;"
-        old = lw.asm(operand.type, text, f"={letter},l,{letter},b,0",
-                     [p, operand, pred, ll.Constant(operand.type, 0) if not dtype.is_floating() or dtype.bits == 16
-                      else ll.Constant(operand.type, 0.0)])
+        text = f"@$3 atom{_ordering(op)}.global.{_ATOM_OPS[kind]}.{_atom_type(kind, dtype)} $0, [$1], $2;"
+        zero = ll.Constant(operand.type, 0.0 if isinstance(operand.type, (ll.FloatType, ll.DoubleType)) else 0)
+        old = lw.asm(operand.type, text, f"={letter},l,{letter},b,0", [p, operand, pred, zero])
         out.append(lw.b.bitcast(old, f16) if dtype == ir.float16 else old)
-    return out
+    return _share_results(lw, op, out)
 # --8<-- [end:atomic]
 
 
-def _float_minmax_atomic(lw: Lowering, kind: str, dtype: ir.DType, p, v, pred):
+def _share_results(lw: Lowering, op, registers: list) -> list:
+    """Old values of an atomic are known in the owning thread; replicas read them from shared memory."""
+    if "smem_offset" not in op.attrs:
+        return registers
+    from .tiles import through_shared_from_owners
+    return through_shared_from_owners(lw, op, registers)
+
+
+def _float_minmax_atomic(lw: Lowering, op, kind: str, dtype: ir.DType, p, v, pred):
     """max on floats: signed-int max of the bits for values >= 0, unsigned-int min for negatives."""
     if dtype.bits not in (32, 64):
         raise NotImplementedError(f"atomic_{kind} on {dtype}")
@@ -616,7 +676,7 @@ def _float_minmax_atomic(lw: Lowering, kind: str, dtype: ir.DType, p, v, pred):
     first, second = ("max.s", "min.u") if kind == "max" else ("min.s", "max.u")
     results = []
     for ops, cond in ((first, nonneg), (second, lw.b.not_(nonneg))):
-        text = f"@$3 atom.global.{ops}{dtype.bits} $0, [$1], $2;"
+        text = f"@$3 atom{_ordering(op)}.global.{ops}{dtype.bits} $0, [$1], $2;"
         results.append(lw.asm(it, text, f"={letter},l,{letter},b,0",
                               [p, bits, lw.b.and_(pred, cond), ll.Constant(it, 0)]))
     return lw.b.bitcast(lw.b.select(nonneg, results[0], results[1]), ll_type(dtype))
@@ -625,21 +685,17 @@ def _float_minmax_atomic(lw: Lowering, kind: str, dtype: ir.DType, p, v, pred):
 def _atomic_cas(lw: Lowering, op, ptrs, cmps, values):
     value = op.operands[2]
     dtype = value.dtype
-    if value.type.is_tile:
-        owner = lw.owner_predicate(value.layout, value.shape)
-        registers = set(lw.unique_registers(value.layout, value.shape))
-    else:
-        owner, registers = lw.b.icmp_unsigned("==", lw.tid, ll.Constant(i32, 0)), {0}
+    owner, registers = _owners(lw, value)
     it = ll.IntType(max(dtype.bits, 16))
     letter = _CONSTRAINT[it.width]
     out = []
     for r, (p, c, v) in enumerate(zip(ptrs, cmps, values)):
         pred = owner if r in registers else ll.Constant(i1, 0)
         cb, vb = (lw.b.bitcast(x, it) if not isinstance(x.type, ll.IntType) else x for x in (c, v))
-        old = lw.asm(it, f"@$4 atom.global.cas.b{it.width} $0, [$1], $2, $3;", f"={letter},l,{letter},{letter},b,0",
-                     [p, cb, vb, pred, ll.Constant(it, 0)])
+        text = f"@$4 atom{_ordering(op)}.global.cas.b{it.width} $0, [$1], $2, $3;"
+        old = lw.asm(it, text, f"={letter},l,{letter},{letter},b,0", [p, cb, vb, pred, ll.Constant(it, 0)])
         out.append(old if isinstance(ll_type(dtype), ll.IntType) else lw.b.bitcast(old, ll_type(dtype)))
-    return out
+    return _share_results(lw, op, out)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -836,7 +892,7 @@ RULES = {
     "splat": _splat, "hint": _hint,
     "add": _binary("add", "add", "fadd"), "sub": _binary("sub", "sub", "fsub"),
     "mul": _binary("mul", "mul", "fmul"), "div": _binary("sdiv", "udiv", "fdiv"),
-    "rem": _binary("srem", "urem", "frem"), "and": _binary("and_", "and_", None),
+    "rem": _rem, "and": _binary("and_", "and_", None),
     "or": _binary("or_", "or_", None), "xor": _binary("xor", "xor", None),
     "shl": _binary("shl", "shl", None), "shr": _binary("ashr", "lshr", None),
     "minimum": _minmax("min"), "maximum": _minmax("max"), "umulhi": _umulhi,

@@ -110,6 +110,34 @@ def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_s
 # --8<-- [end:through_shared]
 
 
+def through_shared_from_owners(lw: Lowering, op, registers: list) -> list:
+    """Each element's owner writes it; after a barrier every thread holding the element reads it."""
+    value = op.result
+    dtype = value.dtype
+    if not value.type.is_tile:
+        with lw.b.if_then(lw.b.icmp_unsigned("==", lw.tid, ll.Constant(i32, 0))):
+            _write(lw, _shared_at(lw, op, ll.Constant(i32, 0), dtype), registers[0], dtype)
+        lw.barrier()
+        return [_read(lw, _shared_at(lw, op, ll.Constant(i32, 0), dtype), dtype)]
+    owner = lw.owner_predicate(value.layout, value.shape)
+    indices = lw.indices(value.layout, value.shape)
+    for r in lw.unique_registers(value.layout, value.shape):
+        with lw.b.if_then(owner):
+            _write(lw, _shared_at(lw, op, _linear(lw, indices[r], value.shape), dtype), registers[r], dtype)
+    lw.barrier()
+    return [_read(lw, _shared_at(lw, op, _linear(lw, index, value.shape), dtype), dtype) for index in indices]
+
+
+def _replicated(value: ir.Value) -> bool:
+    """Whether more than one thread (or register) holds some element of `value`."""
+    if not value.type.is_tile:
+        return True
+    layout, shape = value.layout, value.shape
+    bases = layout.lane_bases(shape) + layout.warp_bases(shape)
+    offsets = layout.register_offsets(shape)
+    return any(not any(b) for b in bases) or len(set(offsets)) < len(offsets)
+
+
 def _index_map(lw: Lowering, to_src, index: list, src_rank: int, dst_shape) -> list:
     """Apply a bit-linear index map to a runtime index: map each bit of each dimension."""
     result = [ll.Constant(i32, 0)] * src_rank
@@ -471,6 +499,8 @@ def scratch_bytes(op: ir.Op) -> int:
         return src.type.numel * max(src.dtype.bits // 8, 1)
     if name == "reduce":
         return reduce_scratch_bytes(op)
+    if name in ("atomic", "atomic_cas"):
+        return op.result.type.numel * max(op.result.dtype.bits // 8, 1) if _replicated(op.result) else 0
     if name == "scan":
         return op.result.type.numel * max(op.result.dtype.bits // 8, 1)
     if name == "dot":

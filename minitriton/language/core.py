@@ -501,7 +501,7 @@ def _atomic(kind: str):
     def fn(pointer, val, mask=None, sem=None, scope=None) -> tensor:
         mask = _unwrap(mask)
         return tensor(semantic.atomic(kind, _value(pointer), _operand(val),
-                                      None if mask is None else _operand(mask)))
+                                      None if mask is None else _operand(mask), _unwrap(sem), _unwrap(scope)))
     fn.__name__ = f"atomic_{kind}"
     return builtin(fn)
 
@@ -512,7 +512,7 @@ atomic_xchg, atomic_and, atomic_or, atomic_xor = (_atomic(k) for k in ("xchg", "
 
 @builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
-    return tensor(semantic.atomic_cas(_value(pointer), _operand(cmp), _operand(val)))
+    return tensor(semantic.atomic_cas(_value(pointer), _operand(cmp), _operand(val), _unwrap(sem), _unwrap(scope)))
 
 
 @builtin

@@ -371,7 +371,7 @@ def _as_mask(mask) -> Value:
     return mask
 
 
-def atomic(kind: str, ptr: Value, value, mask=None) -> Value:
+def atomic(kind: str, ptr: Value, value, mask=None, sem: str | None = None, scope: str | None = None) -> Value:
     ptr = _pointer_operand(ptr, f"tl.atomic_{kind}")
     pointee = ptr.dtype.pointee
     value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
@@ -381,17 +381,27 @@ def atomic(kind: str, ptr: Value, value, mask=None) -> Value:
     operands = [broadcast_to(ptr, shape), broadcast_to(value, shape)]
     if mask is not None:
         operands.append(broadcast_to(_as_mask(mask), shape))
-    return emit("atomic", operands, kind=kind)
+    return emit("atomic", operands, kind=kind, **_ordering(sem, scope))
 
 
-def atomic_cas(ptr: Value, cmp, value) -> Value:
+def _ordering(sem: str | None, scope: str | None) -> dict:
+    """Memory ordering of an atomic; Triton's defaults are acq_rel at gpu scope."""
+    sem, scope = sem or "acq_rel", scope or "gpu"
+    if sem not in ("relaxed", "acquire", "release", "acq_rel"):
+        raise SemanticError(f"unknown sem {sem!r}", "use 'relaxed', 'acquire', 'release' or 'acq_rel'")
+    if scope not in ("cta", "gpu", "sys"):
+        raise SemanticError(f"unknown scope {scope!r}", "use 'cta', 'gpu' or 'sys'")
+    return {"sem": sem, "scope": scope}
+
+
+def atomic_cas(ptr: Value, cmp, value, sem: str | None = None, scope: str | None = None) -> Value:
     ptr = _pointer_operand(ptr, "tl.atomic_cas")
     pointee = ptr.dtype.pointee
     cmp = weak_to(cmp, pointee, "atomic") if isinstance(cmp, Weak) else cast(cmp, pointee)
     value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
     shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
     return emit("atomic_cas", [broadcast_to(ptr, shape), broadcast_to(cmp, shape),
-                               broadcast_to(value, shape)])
+                               broadcast_to(value, shape)], **_ordering(sem, scope))
 
 
 def sum_dtype(x: Value, dtype: DType | None) -> Value:
@@ -535,15 +545,12 @@ def trans(x: Value, perm: tuple[int, ...] | None) -> Value:
 
 
 def device_print(prefix: str, values: list[Value], hex: bool) -> None:
-    """Triton's convention: a prefix before values ends in ": ", and a long one starts with a space,
-    so `device_print("x", v)` prints `pid (0, 0, 0) idx (3) x: 1.5`."""
-    if values and not prefix.endswith(" "):
-        prefix += " "
-    if values and not prefix.endswith(": "):
-        prefix = prefix[:-1] + ": "
-    if len(prefix) > 2 and not prefix.startswith(" "):
-        prefix = " " + prefix
-    builder().create("print", values, {"prefix": prefix, "hex": hex})
+    """A prefix before values ends in ": " (Triton's convention): `device_print("x", v)` prints
+    `pid (0, 0, 0) idx (3) x: 1.5`."""
+    prefix = prefix.strip()
+    if values and prefix and not prefix.endswith(":"):
+        prefix += ":"
+    builder().create("print", values, {"prefix": prefix + " " if prefix else "", "hex": hex})
 
 
 def device_assert(cond: Value, message: str) -> None:

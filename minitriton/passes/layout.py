@@ -27,13 +27,16 @@ FLEXIBLE_OPS = {"splat", "arange", "broadcast", "expand_dims", "add", "sub", "mu
 MAX_REMAT_OPS = 24
 
 
-def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> BlockedLayout:
-    """The default layout of a tile: row-major lanes (fastest along the last dimension), with
-    `vector` consecutive elements per thread along that dimension when coalescing allows it."""
+def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
+                order: tuple[int, ...] | None = None) -> BlockedLayout:
+    """The default layout of a tile: lanes fastest along `order[0]` (row-major, the last dimension,
+    unless coalescing found addresses consecutive along another), with `vector` consecutive
+    elements per thread along that dimension when coalescing allows it."""
+    order = tuple(order) if order is not None else tuple(reversed(range(len(shape))))
     spt = [1] * len(shape)
     if shape:
-        spt[-1] = max(1, min(vector, shape[-1]))
-    return default_blocked(shape, num_warps, size_per_thread=spt)
+        spt[order[0]] = max(1, min(vector, shape[order[0]]))
+    return default_blocked(shape, num_warps, order=order, size_per_thread=spt)
 
 
 def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:
@@ -81,9 +84,10 @@ def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int):
 class LayoutAssignment:
     """Pass 1 decides a layout (or 'flexible') per value; pass 2 rewrites the IR to match."""
 
-    def __init__(self, fn: ir.Function, num_warps: int, vectors: dict[int, int] | None = None):
+    def __init__(self, fn: ir.Function, num_warps: int,
+                 vectors: dict[int, tuple[tuple[int, ...], int]] | None = None):
         self.fn, self.num_warps = fn, num_warps
-        self.vectors = vectors or {}  # id(pointer value) -> elements per thread, from coalesce
+        self.vectors = vectors or {}  # id(pointer value) -> (order, elements per thread), from coalesce
         self.layout: dict[int, DistributedLayout] = {}  # anchored values only
         self.remat: dict[tuple, ir.Value] = {}  # (value, layout, block) -> its copy there
         self.operand_layouts: dict[int, list[DistributedLayout]] = {}  # id(reduce op) -> [its operand's]
@@ -104,7 +108,8 @@ class LayoutAssignment:
         return self.layout.get(id(v))
 
     def default(self, v: ir.Value) -> DistributedLayout:
-        return blocked_for(v.shape, self.num_warps, self.vectors.get(id(v), 1))
+        order, vector = self.vectors.get(id(v), (None, 1))
+        return blocked_for(v.shape, self.num_warps, vector, order)
 
     def anchor(self, v: ir.Value, layout: DistributedLayout) -> None:
         self.layout[id(v)] = layout
@@ -322,7 +327,8 @@ class LayoutAssignment:
         return clone.result
 
 
-def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict[int, int] | None = None) -> ir.Function:
+def assign_layouts(fn: ir.Function, num_warps: int,
+                   vectors: dict[int, tuple[tuple[int, ...], int]] | None = None) -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
     assignment = LayoutAssignment(fn, num_warps, vectors)
     assignment.decide_block(fn.body)
