@@ -161,7 +161,93 @@ def _move(lw: Lowering, op, registers, src: ir.Value, dst: ir.Value, to_src) -> 
 
 
 def _convert_layout(lw, op, x):
+    if ldmatrix_operand(op) is not None:
+        return _to_mma_operand(lw, op, x)
     return _move(lw, op, x, op.operands[0], op.result, lambda index: index)
+
+
+# --8<-- [start:ldmatrix]
+def ldmatrix_operand(op: ir.Op):
+    """The swizzled shared layout a blocked -> mma-operand conversion goes through with 16-byte
+    stores and `ldmatrix`, or None when the generic path must be taken."""
+    from ..layouts import BlockedLayout, DotOperandLayout, mma_operand_swizzle
+    src, dst = op.operands[0], op.result
+    if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
+        return None
+    if src.dtype.bits != 16 or src.layout.order[0] != 1 or dst.layout.k_width != 2:
+        return None
+    rows, cols = src.shape
+    shared = mma_operand_swizzle(cols, 16, dst.layout.op_idx, (1, 0))
+    if cols % (shared.vec * shared.max_phase) or rows < 16 or cols < 16:
+        return None
+    return shared
+
+
+def _swizzled(lw: Lowering, shared, row, col, row_length: int):
+    """Element offset of (row, col) in the swizzled buffer (`SharedLayout.offset`, in LLVM)."""
+    B = lw.b
+    c = lambda v: ll.Constant(i32, v)
+    phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
+    chunk = B.xor(B.udiv(col, c(shared.vec)), phase)
+    return B.add(B.mul(row, c(row_length)), B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
+
+
+def _to_mma_operand(lw: Lowering, op, x) -> list:
+    """Blocked registers -> shared memory (16-byte stores, swizzled) -> mma fragments (ldmatrix)."""
+    B = lw.b
+    src, dst = op.operands[0], op.result
+    shared = ldmatrix_operand(op)
+    rows, cols = src.shape
+    base = op.attrs.get("smem_offset", 0)
+    address = lambda element: lw.shared_ptr(B.add(ll.Constant(i32, base), B.mul(element, ll.Constant(i32, 2))))
+    # 1. Each thread stores its runs of consecutive elements along a row, up to 8 (16 bytes) at once.
+    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8)
+    indices = lw.indices(src.layout, src.shape)
+    offsets = src.layout.register_offsets(src.shape)
+    written = set()
+    for r in range(0, len(x), run):
+        if tuple(offsets[r]) in written:
+            continue
+        written.add(tuple(offsets[r]))
+        row, col = indices[r]
+        vector = ll.VectorType(x[r].type, run)
+        packed = ll.Constant(vector, None)
+        for k in range(run):
+            packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
+        B.store(packed, address(_swizzled(lw, shared, row, col, cols)), align=2 * run)
+    lw.barrier()
+    # 2. ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of the fragment.
+    layout = dst.layout
+    warp_part = [ll.Constant(i32, 0), ll.Constant(i32, 0)]
+    for f in layout.warp_fields(dst.shape):
+        bits = B.and_(B.lshr(lw.warp, ll.Constant(i32, f.shift)), ll.Constant(i32, (1 << f.width) - 1))
+        warp_part[f.dim] = B.or_(warp_part[f.dim], B.mul(bits, ll.Constant(i32, f.scale)))
+    lane = lw.lane
+    within = B.and_(lane, ll.Constant(i32, 7))
+    second = B.and_(B.lshr(lane, ll.Constant(i32, 3)), ll.Constant(i32, 1))
+    third = B.lshr(lane, ll.Constant(i32, 4))
+    reg_offsets = layout.register_offsets(dst.shape)
+    size = 8 if layout.op_idx == 0 else 4  # registers per m16k16 (A) or k16n8 (B) fragment
+    out = [None] * len(reg_offsets)
+    for start in range(0, len(reg_offsets), size):
+        r0, c0 = reg_offsets[start]
+        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
+            row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
+            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, 8)))
+            text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
+        else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
+            row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
+            col = B.add(warp_part[1], ll.Constant(i32, c0))
+            text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
+        pointer = B.ptrtoint(address(_swizzled(lw, shared, row, col, cols)), i64)
+        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
+        for w in range(count):
+            word = B.extract_value(result, w)
+            for half in range(2):
+                bits = B.trunc(B.lshr(word, ll.Constant(i32, 16 * half)), i16)
+                out[start + 2 * w + half] = bits if dst.dtype.is_bf16() else B.bitcast(bits, ll_type(dst.dtype))
+    return out
+# --8<-- [end:ldmatrix]
 
 
 def _broadcast(lw, op, x):
