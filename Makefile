@@ -16,11 +16,11 @@ test: setup
 	@$(BIN)/python -m pytest -q
 
 docs: setup
-	@$(BIN)/mkdocs build --strict --quiet
+	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	@echo "the book is in site/index.html (or run: $(BIN)/mkdocs serve)"
 
 serve: setup
-	@$(BIN)/mkdocs serve
+	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 figures: setup
 	@$(BIN)/python scripts/figures.py
@@ -35,7 +35,8 @@ $(STAMP): pyproject.toml
 	@echo "setting up $(VENV) (first run only; takes a minute or two)"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@rm -f $(VENV)/.installed-*
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python -m pip install --disable-pip-version-check -e '.[dev]' > $(VENV)/install.log 2>&1 \
+	  || { cat $(VENV)/install.log; echo "pip install failed (the log is in $(VENV)/install.log)"; exit 1; }
 	@touch $@
 
 # Graphviz's `dot` draws the book's figures (scripts/figures.py).

@@ -4,6 +4,7 @@ __version__ = "0.1.0"
 from . import language  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
 from .jit import JITFunction, jit  # noqa: F401,E402
+from .autotune import Config, autotune, heuristics  # noqa: F401,E402
 
 
 def cdiv(x: int, y: int) -> int:

@@ -465,6 +465,15 @@ OPS: dict[str, Callable] = {
     # made by the layout pass: the same values, held by other threads
     "convert_layout": _passthrough,
 }
+
+# Ops only the CUDA backend makes (software pipelining): they never reach the interpreter.
+BACKEND_OPS: dict[str, Callable] = {
+    "async_load": _no_results,    # (ptrs, mask?, stage) -> copies a tile into stage `stage` of a buffer
+    "async_commit": _no_results,  # closes the group of copies issued since the last commit
+    "async_wait": _no_results,    # waits until at most attrs["pending"] groups are in flight
+    "local_read": lambda name, operands, attrs: [attrs["type"]],  # (stage) -> the tile, in registers
+}
+OPS.update(BACKEND_OPS)
 # --8<-- [end:ops]
 
 REGION_OPS = ("for", "if", "while")

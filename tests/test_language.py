@@ -298,69 +298,44 @@ def test_minimum_maximum(dtype):
 
 # ----------------------------------------------------------------------------- math functions
 
+MATH = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+        "rsqrt": lambda x: 1 / np.sqrt(x), "abs": np.abs, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+        "sin": np.sin, "cos": np.cos, "floor": np.floor, "ceil": np.ceil,
+        "erf": np.vectorize(__import__("math").erf), "fma": lambda x: x * x + x,
+        "exp_method": np.exp, "abs_method": np.abs}
+MATH_NAMES = tuple(MATH)
+POSITIVE_ONLY = ("log", "log2", "sqrt", "rsqrt")
+
+
 @triton.jit
-def math_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+def math_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Every math function at once, one output row each (rows in the order of MATH_NAMES)."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=1)
-    if FN == "exp":
-        y = tl.exp(x)
-    elif FN == "exp2":
-        y = tl.exp2(x)
-    elif FN == "log":
-        y = tl.log(x)
-    elif FN == "log2":
-        y = tl.log2(x)
-    elif FN == "sqrt":
-        y = tl.sqrt(x)
-    elif FN == "rsqrt":
-        y = tl.rsqrt(x)
-    elif FN == "abs":
-        y = tl.abs(x)
-    elif FN == "sigmoid":
-        y = tl.sigmoid(x)
-    elif FN == "sin":
-        y = tl.sin(x)
-    elif FN == "cos":
-        y = tl.cos(x)
-    elif FN == "floor":
-        y = tl.floor(x)
-    elif FN == "ceil":
-        y = tl.ceil(x)
-    elif FN == "erf":
-        y = tl.erf(x)
-    elif FN == "fma":
-        y = tl.fma(x, x, x)
-    else:
-        y = tl.math.exp(x) * 0 + x.abs()
-    # sigmoid is 1 / (1 + exp(-x)), and a 16-bit float is divided in fp32, as in Triton
-    tl.static_assert(y.dtype == x.dtype or FN == "sigmoid", "math keeps the dtype of a float argument")
-    tl.store(out_ptr + offs, y, mask=m)
-
-
-def _erf(x):
-    import math
-    return np.vectorize(math.erf)(x)
-
-
-MATH = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
-        "rsqrt": lambda x: 1 / np.sqrt(x), "abs": np.abs, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-        "sin": np.sin, "cos": np.cos, "floor": np.floor, "ceil": np.ceil, "erf": _erf,
-        "fma": lambda x: x * x + x, "method": np.abs}
-POSITIVE_ONLY = {"log", "log2", "sqrt", "rsqrt"}
+    positive = tl.abs(x) + 0.125
+    results = (tl.exp(x), tl.exp2(x), tl.log(positive), tl.log2(positive), tl.sqrt(positive),
+               tl.rsqrt(positive), tl.abs(x), tl.sigmoid(x), tl.sin(x), tl.cos(x), tl.floor(x), tl.ceil(x),
+               tl.erf(x), tl.fma(x, x, x), x.exp(), x.abs())
+    for k in tl.static_range(len(results)):
+        y = results[k]
+        # sigmoid is 1 / (1 + exp(-x)), and a 16-bit float is divided in fp32, as in Triton
+        tl.static_assert(y.dtype == x.dtype or MATH_NAMES[k] == "sigmoid", "math keeps a float's dtype")
+        tl.store(out_ptr + k * n + offs, y, mask=m)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("fn", sorted(MATH))
-def test_math(fn, dtype):
-    rng = np.random.default_rng(5)
+def test_math(dtype):
     n = 70
-    x = rng.uniform(0.1 if fn in POSITIVE_ONLY else -4, 4, n).astype(dtype)
-    out = np.full(n, np.nan, dtype)
-    math_kernel[(3,)](x, out, n, FN=fn, BLOCK=32)
-    expected = MATH[fn](x.astype(np.float64))
+    x = np.random.default_rng(5).uniform(-4, 4, n).astype(dtype)
+    out = np.full((len(MATH), n), np.nan, dtype)
+    math_kernel[(3,)](x, out, n, BLOCK=32)
     rtol = {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-12}[dtype]
-    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=rtol, atol=rtol)
+    x64 = x.astype(np.float64)
+    positive = np.abs(x64) + 0.125
+    for k, (name, fn) in enumerate(MATH.items()):
+        expected = fn(positive if name in POSITIVE_ONLY else x64)
+        np.testing.assert_allclose(out[k].astype(np.float64), expected, rtol=rtol, atol=rtol, err_msg=name)
 
 
 @triton.jit
@@ -386,45 +361,34 @@ def test_math_on_integers(dtype):
 # ---------------------------------------------------------------------------------- reductions
 
 @triton.jit
-def reduce_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, KIND: tl.constexpr,
-                  AXIS: tl.constexpr, KEEP: tl.constexpr):
+def reduce_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, KEEP: tl.constexpr):
+    """sum, max, min, argmax, argmin, x.sum(), x.max() along AXIS: one output row each."""
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
     x = tl.load(x_ptr + rows * N + cols)
-    if KIND == "sum":
-        r = tl.sum(x, axis=AXIS, keep_dims=KEEP)
-    elif KIND == "max":
-        r = tl.max(x, axis=AXIS, keep_dims=KEEP)
-    elif KIND == "min":
-        r = tl.min(x, axis=AXIS, keep_dims=KEEP)
-    elif KIND == "argmax":
-        r = tl.argmax(x, axis=AXIS, keep_dims=KEEP)
-    elif KIND == "argmin":
-        r = tl.argmin(x, axis=AXIS, keep_dims=KEEP)
-    elif KIND == "method_sum":
-        r = x.sum(AXIS, keep_dims=KEEP)
-    else:
-        r = x.max(AXIS, keep_dims=KEEP)
-    # Store the result whatever its shape: scalar, (M,), (N,), (1, N), (M, 1) or (1, 1).
-    if AXIS is None:
-        if KEEP:
-            tl.store(out_ptr + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :], r)
+    results = (tl.sum(x, axis=AXIS, keep_dims=KEEP), tl.max(x, axis=AXIS, keep_dims=KEEP),
+               tl.min(x, axis=AXIS, keep_dims=KEEP), x.sum(AXIS, keep_dims=KEEP), x.max(AXIS, keep_dims=KEEP))
+    if AXIS is not None:  # argmax and argmin need an axis, as in Triton
+        results = results + (tl.argmax(x, axis=AXIS, keep_dims=KEEP).to(x.dtype),
+                             tl.argmin(x, AXIS, keep_dims=KEEP).to(x.dtype))
+    for k in tl.static_range(len(results)):
+        r = results[k]
+        out = out_ptr + k * M * N
+        # Store the result whatever its shape: scalar, (M,), (N,), (1, N), (M, 1) or (1, 1).
+        if AXIS is None:
+            if KEEP:
+                tl.static_assert(len(r.shape) == 2)
+                tl.store(out + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :], r)
+            else:
+                tl.store(out, r)
+        elif AXIS == 0:
+            tl.store(out + (cols if KEEP else tl.arange(0, N)), r)
         else:
-            tl.store(out_ptr, r)
-    elif AXIS == 0:
-        if KEEP:
-            tl.store(out_ptr + cols, r)
-        else:
-            tl.store(out_ptr + tl.arange(0, N), r)
-    else:
-        if KEEP:
-            tl.store(out_ptr + rows, r)
-        else:
-            tl.store(out_ptr + tl.arange(0, M), r)
+            tl.store(out + (rows if KEEP else tl.arange(0, M)), r)
 
 
-REDUCE_NP = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin,
-             "method_sum": np.sum, "method_max": np.max}
+REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min, "sum_method": np.sum, "max_method": np.max,
+              "argmax": np.argmax, "argmin": np.argmin}
 
 
 def _sum_dtype(dtype):
@@ -436,32 +400,43 @@ def _sum_dtype(dtype):
 
 @pytest.mark.parametrize("axis", [0, 1, None, -1])
 @pytest.mark.parametrize("keep", [False, True])
-@pytest.mark.parametrize("kind", sorted(REDUCE_NP))
-def test_reduce(kind, axis, keep):
-    rng = np.random.default_rng(6)
+def test_reduce(axis, keep):
     M, N = 4, 8
-    x = rng.standard_normal((M, N)).astype(np.float32)
-    if kind.startswith("arg") and axis is None:
-        pytest.skip("argmax/argmin need an axis, as in Triton")
-    result_dtype = np.int32 if kind.startswith("arg") else np.float32
-    out = np.full(max(M, N), -99, result_dtype)
-    reduce_kernel[(1,)](x, out, M=M, N=N, KIND=kind, AXIS=axis, KEEP=keep)
-    expected = np.asarray(REDUCE_NP[kind](x, axis=axis))
-    got = out[:expected.size].reshape(expected.shape)
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    x = np.random.default_rng(6).standard_normal((M, N)).astype(np.float32)
+    out = np.full((len(REDUCTIONS), M * N), np.nan, np.float32)
+    reduce_kernel[(1,)](x, out, M=M, N=N, AXIS=axis, KEEP=keep)
+    for k, (name, fn) in enumerate(REDUCTIONS.items()):
+        if axis is None and name.startswith("arg"):
+            continue
+        expected = np.asarray(fn(x, axis=axis, keepdims=keep))
+        got = out[k, :expected.size].reshape(expected.shape)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@triton.jit
+def reduce_rows_kernel(x_ptr, sum_ptr, max_ptr, min_ptr, argmax_ptr, argmin_ptr, M: tl.constexpr,
+                       N: tl.constexpr):
+    rows = tl.arange(0, M)
+    x = tl.load(x_ptr + rows[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(sum_ptr + rows, tl.sum(x, axis=1))
+    tl.store(max_ptr + rows, tl.max(x, axis=1))
+    tl.store(min_ptr + rows, tl.min(x, axis=1))
+    tl.store(argmax_ptr + rows, tl.argmax(x, axis=1))
+    tl.store(argmin_ptr + rows, tl.argmin(x, axis=1))
 
 
 @pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("kind", ["sum", "max", "min", "argmax", "argmin"])
-def test_reduce_dtypes(kind, dtype):
-    rng = np.random.default_rng(7)
+def test_reduce_dtypes(dtype):
     M, N = 2, 16
-    x = random_array(rng, dtype, M * N, -20, 20).reshape(M, N)
-    result_dtype = np.int32 if kind.startswith("arg") else (_sum_dtype(dtype) if kind == "sum" else dtype)
-    out = np.zeros(M, result_dtype)
-    reduce_kernel[(1,)](x, out, M=M, N=N, KIND=kind, AXIS=1, KEEP=False)
-    expected = REDUCE_NP[kind](x.astype(np.float64) if kind == "sum" else x, axis=1)
-    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=2e-3)
+    x = random_array(np.random.default_rng(7), dtype, M * N, -20, 20).reshape(M, N)
+    sums, maxes, mins = np.zeros(M, _sum_dtype(dtype)), np.zeros(M, dtype), np.zeros(M, dtype)
+    argmaxes, argmins = np.full(M, -1, np.int32), np.full(M, -1, np.int32)
+    reduce_rows_kernel[(1,)](x, sums, maxes, mins, argmaxes, argmins, M=M, N=N)
+    np.testing.assert_allclose(sums.astype(np.float64), x.astype(np.float64).sum(axis=1), rtol=2e-3)
+    np.testing.assert_array_equal(maxes, x.max(axis=1))
+    np.testing.assert_array_equal(mins, x.min(axis=1))
+    np.testing.assert_array_equal(argmaxes, x.argmax(axis=1))
+    np.testing.assert_array_equal(argmins, x.argmin(axis=1))
 
 
 @triton.jit
@@ -487,10 +462,12 @@ def test_reduce_result_dtypes_and_return_indices():
 
 
 def test_argmax_first_index_among_ties():
-    x = np.array([[1, 5, 5, 0, 5, 0, 0, 0]] * 2, np.float32)
-    out = np.zeros(2, np.int32)
-    reduce_kernel[(1,)](x, out, M=2, N=8, KIND="argmax", AXIS=1, KEEP=False)
-    assert list(out) == [1, 1]
+    x = np.array([[1, 5, 5, 0, 5, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]], np.float32)
+    out = np.full((len(REDUCTIONS), 16), np.nan, np.float32)
+    reduce_kernel[(1,)](x, out, M=2, N=8, AXIS=1, KEEP=False)
+    names = list(REDUCTIONS)
+    assert list(out[names.index("argmax"), :2]) == [1, 0]
+    assert list(out[names.index("argmin"), :2]) == [3, 0]
 
 
 # ------------------------------------------------------------------------------------------ scans
@@ -648,20 +625,30 @@ def test_permute_3d():
 
 # ------------------------------------------------------------------------------- casts and bitcasts
 
+CAST_TARGETS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                np.float16, np.float32, np.float64, np.bool_)
+
+
 @triton.jit
-def cast_kernel(x_ptr, out_ptr, n, DST: tl.constexpr, BITCAST: tl.constexpr, BLOCK: tl.constexpr):
+def cast_kernel(x_ptr, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, n, BLOCK: tl.constexpr):
+    """x converted to the element type of each output (in the order of CAST_TARGETS)."""
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
-    y = x.to(DST, bitcast=BITCAST)
-    tl.static_assert(y.dtype == DST)
-    tl.store(out_ptr + offs, y, mask=m)
+    outs = (o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11)
+    for k in tl.static_range(len(outs)):
+        target = outs[k].dtype.element_ty
+        y = x.to(target)
+        tl.static_assert(y.dtype == target)
+        tl.store(outs[k] + offs, y, mask=m)
 
 
 def _cast_reference(x, dst):
     """numpy's conversion, with the GPU's rules where C leaves it undefined (saturate, NaN -> 0)."""
     dst = np.dtype(dst)
     with np.errstate(all="ignore"):  # large integers become inf in fp16, as on the GPU
+        if dst == np.bool_:
+            return x != 0
         if x.dtype.kind == "f" and dst.kind in "iu":
             info = np.iinfo(dst)
             whole = np.trunc(np.nan_to_num(x.astype(np.float64)))
@@ -670,9 +657,8 @@ def _cast_reference(x, dst):
         return x.astype(dst)
 
 
-@pytest.mark.parametrize("src", ALL + [np.bool_])
-@pytest.mark.parametrize("dst", ALL + [np.bool_])
-def test_cast(src, dst):
+@pytest.mark.parametrize("src", CAST_TARGETS)
+def test_cast(src):
     rng = np.random.default_rng(12)
     n = 30
     if np.dtype(src) == np.bool_:
@@ -683,10 +669,18 @@ def test_cast(src, dst):
     else:
         x = random_array(rng, src, n)
         x[:3] = [0, 1, 2]
-    out = np.zeros(n, dst)
-    cast_kernel[(1,)](x, out, n, DST=TL[np.dtype(dst)], BITCAST=False, BLOCK=32)
-    expected = (x != 0) if np.dtype(dst) == np.bool_ else _cast_reference(x, dst)
-    np.testing.assert_array_equal(out, expected)
+    outs = [np.zeros(n, dst) for dst in CAST_TARGETS]
+    cast_kernel[(1,)](x, *outs, n, BLOCK=32)
+    for dst, out in zip(CAST_TARGETS, outs):
+        np.testing.assert_array_equal(out, _cast_reference(x, dst), err_msg=f"{np.dtype(src)} -> {np.dtype(dst)}")
+
+
+@triton.jit
+def bitcast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x.to(out_ptr.dtype.element_ty, bitcast=True), mask=m)
 
 
 @pytest.mark.parametrize("src, dst", [(np.float32, np.int32), (np.int32, np.float32), (np.float16, np.int16),
@@ -695,7 +689,7 @@ def test_cast(src, dst):
 def test_bitcast(src, dst):
     x = random_array(np.random.default_rng(13), src, 20, -1000, 1000)
     out = np.zeros(20, dst)
-    cast_kernel[(1,)](x, out, 20, DST=TL[np.dtype(dst)], BITCAST=True, BLOCK=32)
+    bitcast_kernel[(1,)](x, out, 20, BLOCK=32)
     np.testing.assert_array_equal(out.view(np.uint8), x.view(np.uint8))
 
 
@@ -1204,63 +1198,36 @@ def test_constexpr_kinds_and_globals():
 
 # ------------------------------------------------------------------------------ operators (laws)
 
-@triton.jit
-def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+INT_OPS = ("+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=", "==", "!=",
+           "and", "or", "min", "max", "-x", "~x", "not x", "+x")
+FLOAT_OPS = ("+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "and", "or", "min", "max", "-x",
+             "not x", "+x")
+
+
+@triton.jit(do_not_specialize=["n"])  # one compile per dtype, whatever n hypothesis draws
+def operators_kernel(x_ptr, y_ptr, divisor_ptr, shift_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Every operator at once, one output row each (rows in the order of INT_OPS or FLOAT_OPS).
+
+    `divisor` is never 0 (nor -1), `shift` is less than the width: the other values are undefined.
+    """
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
-    y = tl.load(y_ptr + offs, mask=m, other=1)
-    if OP == "+":
-        z = x + y
-    elif OP == "-":
-        z = x - y
-    elif OP == "*":
-        z = x * y
-    elif OP == "/":
-        z = x / y
-    elif OP == "//":
-        z = x // y
-    elif OP == "%":
-        z = x % y
-    elif OP == "&":
-        z = x & y
-    elif OP == "|":
-        z = x | y
-    elif OP == "^":
-        z = x ^ y
-    elif OP == "<<":
-        z = x << y
-    elif OP == ">>":
-        z = x >> y
-    elif OP == "<":
-        z = x < y
-    elif OP == "<=":
-        z = x <= y
-    elif OP == ">":
-        z = x > y
-    elif OP == ">=":
-        z = x >= y
-    elif OP == "==":
-        z = x == y
-    elif OP == "!=":
-        z = x != y
-    elif OP == "and":
-        z = (x > y) and (x != 0)
-    elif OP == "or":
-        z = (x > y) or (y == 0)
-    elif OP == "min":
-        z = tl.minimum(x, y)
-    elif OP == "max":
-        z = tl.maximum(x, y)
-    elif OP == "-x":
-        z = -x
-    elif OP == "~x":
-        z = ~x
-    elif OP == "not x":
-        z = not x
+    y = tl.load(y_ptr + offs, mask=m)
+    d = tl.load(divisor_ptr + offs, mask=m, other=1)
+    if x.dtype.is_floating():
+        results = (x + y, x - y, x * y, x / d, x % d, x < y, x <= y, x > y, x >= y, x == y, x != y,
+                   (x > y) and (x != 0), (x > y) or (y == 0), tl.minimum(x, y), tl.maximum(x, y), -x,
+                   not x, +x)
     else:
-        z = +x
-    tl.store(out_ptr + offs, z, mask=m)
+        s = tl.load(shift_ptr + offs, mask=m)
+        results = (x + y, x - y, x * y, x / d, x // d, x % d, x & y, x | y, x ^ y, x << s, x >> s, x < y,
+                   x <= y, x > y, x >= y, x == y, x != y, (x > y) and (x != 0), (x > y) or (y == 0),
+                   tl.minimum(x, y), tl.maximum(x, y), -x, ~x, not x, +x)
+    for k in tl.static_range(len(results)):
+        # Row k of the byte buffer holds n results of their own dtype (8 bytes per element reserved).
+        row = (out_ptr + k * n * 8).to(tl.pointer_type(results[k].dtype))
+        tl.store(row + offs, results[k], mask=m)
 
 
 def _c_div(x, y):
@@ -1269,14 +1236,15 @@ def _c_div(x, y):
     return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
 
 
-def _reference(op, x, y):
+def _reference(op, x, y, d, s):
     kind = x.dtype.kind
     return {
         "+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
-        "/": lambda: (x.astype(np.float32) / y.astype(np.float32) if kind in "iu" or x.dtype == np.float16
-                      else x / y),
-        "//": lambda: _c_div(x, y), "%": lambda: np.fmod(x, y), "&": lambda: x & y, "|": lambda: x | y,
-        "^": lambda: x ^ y, "<<": lambda: x << y, ">>": lambda: x >> y, "<": lambda: x < y,
+        "/": lambda: (x.astype(np.float32) / d.astype(np.float32) if kind in "iu" or x.dtype == np.float16
+                      else x / d),
+        "//": lambda: _c_div(x, d),
+        "%": lambda: np.fmod(x, d) if x.dtype != np.float16 else np.fmod(x.astype(np.float32), d.astype(np.float32)), "&": lambda: x & y, "|": lambda: x | y,
+        "^": lambda: x ^ y, "<<": lambda: x << s, ">>": lambda: x >> s, "<": lambda: x < y,
         "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y, "==": lambda: x == y,
         "!=": lambda: x != y, "and": lambda: (x > y) & (x != 0), "or": lambda: (x > y) | (y == 0),
         "min": lambda: np.minimum(x, y), "max": lambda: np.maximum(x, y), "-x": lambda: -x,
@@ -1284,32 +1252,21 @@ def _reference(op, x, y):
     }[op]()
 
 
-INT_OPS = ["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=", "==", "!=",
-           "and", "or", "min", "max", "-x", "~x", "not x", "+x"]
-FLOAT_OPS = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "and", "or", "min", "max", "-x",
-             "not x", "+x"]
-
-
 @st.composite
-def operands(draw, dtype, op):
+def operands(draw, dtype):
+    """x, y, a divisor and a shift amount, of one length."""
     dtype = np.dtype(dtype)
     n = draw(st.integers(1, 20))
+    arrays = lambda elements: np.array(draw(st.lists(elements, min_size=n, max_size=n)), dtype)
     if dtype.kind == "f":
         limit = 300.0 if dtype == np.float16 else 1e6
         values = st.floats(-limit, limit, allow_nan=False, width=16 if dtype == np.float16 else 32)
-        x = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype)
-        y = np.array(draw(st.lists(values.filter(lambda v: v != 0) if op in ("/", "%") else values,
-                                   min_size=n, max_size=n)), dtype)
-        return x, y
+        x, y = arrays(values), arrays(values)
+        return x, y, arrays(values.filter(lambda v: v != 0)), np.zeros(n, dtype)
     info = np.iinfo(dtype)
-    x = np.array(draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n)), dtype)
-    if op in ("<<", ">>"):
-        y = st.integers(0, dtype.itemsize * 8 - 1)
-    elif op in ("//", "%"):
-        y = st.integers(int(info.min), int(info.max)).filter(lambda v: v not in (0, -1))
-    else:
-        y = st.integers(int(info.min), int(info.max))
-    return x, np.array(draw(st.lists(y, min_size=n, max_size=n)), dtype)
+    values = st.integers(int(info.min), int(info.max))
+    x, y = arrays(values), arrays(values)
+    return x, y, arrays(values.filter(lambda v: v not in (0, -1))), arrays(st.integers(0, dtype.itemsize * 8 - 1))
 
 
 @pytest.mark.parametrize("dtype", ALL)
@@ -1317,16 +1274,19 @@ def operands(draw, dtype, op):
 @given(data=st.data())
 def test_operators_equal_numpy(dtype, data):
     ops = FLOAT_OPS if np.dtype(dtype).kind == "f" else INT_OPS
-    op = data.draw(st.sampled_from(ops), label="op")
-    x, y = data.draw(operands(dtype, op), label="x, y")
+    x, y, d, s = data.draw(operands(dtype), label="x, y, divisor, shift")
+    n = x.size
+    rows = np.zeros((len(ops), n * 8), np.uint8)
+    operators_kernel[(1,)](x, y, d, s, rows, n, BLOCK=32)
     with np.errstate(all="ignore"):
-        expected = np.asarray(_reference(op, x, y))
-    out = np.zeros(x.size, expected.dtype)
-    binary_kernel[(1,)](x, y, out, x.size, OP=op, BLOCK=32)
-    if expected.dtype.kind == "f":
-        np.testing.assert_allclose(out, expected, rtol=1e-6 if expected.dtype != np.float16 else 1e-3)
-    else:
-        np.testing.assert_array_equal(out, expected)
+        for k, op in enumerate(ops):
+            expected = np.asarray(_reference(op, x, y, d, s))
+            got = rows[k, :n * expected.itemsize].view(expected.dtype)
+            if expected.dtype.kind == "f":
+                np.testing.assert_allclose(got, expected, rtol=1e-6 if expected.dtype != np.float16 else 1e-3,
+                                           err_msg=op)
+            else:
+                np.testing.assert_array_equal(got, expected, err_msg=op)
 
 
 @triton.jit

@@ -31,6 +31,7 @@ class CUDABackend:
         from ..passes.barriers import insert_barriers
         from ..passes.coalesce import coalesce
         from ..passes.layout import assign_layouts
+        from ..passes.pipeline import pipeline
         from ..passes.shared import assign_shared
         from . import llvm, ptx
 
@@ -45,6 +46,7 @@ class CUDABackend:
         def build() -> cache.Artifacts:
             vectors = coalesce(fn, options.num_warps)
             assign_layouts(fn, options.num_warps, vectors)
+            pipeline(fn, options.num_stages)
             assign_shared(fn)
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)

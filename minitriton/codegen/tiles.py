@@ -194,29 +194,45 @@ def _swizzled(lw: Lowering, shared, row, col, row_length: int):
 
 def _to_mma_operand(lw: Lowering, op, x) -> list:
     """Blocked registers -> shared memory (16-byte stores, swizzled) -> mma fragments (ldmatrix)."""
-    B = lw.b
     src, dst = op.operands[0], op.result
     shared = ldmatrix_operand(op)
-    rows, cols = src.shape
-    base = op.attrs.get("smem_offset", 0)
-    address = lambda element: lw.shared_ptr(B.add(ll.Constant(i32, base), B.mul(element, ll.Constant(i32, 2))))
-    # 1. Each thread stores its runs of consecutive elements along a row, up to 8 (16 bytes) at once.
+    base = ll.Constant(i32, op.attrs.get("smem_offset", 0))
+    _store_operand(lw, src, x, shared, base)
+    lw.barrier()
+    return _read_operand(lw, dst, shared, src.shape[1], base)
+
+
+def _element_address(lw: Lowering, base, shared, row, col, row_length: int):
+    offset = _swizzled(lw, shared, row, col, row_length)
+    return lw.shared_ptr(lw.b.add(base, lw.b.mul(offset, ll.Constant(i32, 2))))
+
+
+def _runs(lw: Lowering, value: ir.Value, run: int):
+    """(first register, its runtime index) of each run of `run` consecutive elements a thread holds."""
+    indices = lw.indices(value.layout, value.shape)
+    offsets = value.layout.register_offsets(value.shape)
+    seen = set()
+    for r in range(0, len(offsets), run):
+        if tuple(offsets[r]) not in seen:
+            seen.add(tuple(offsets[r]))
+            yield r, indices[r]
+
+
+def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
+    """Each thread stores its runs of consecutive row elements, up to 8 (16 bytes) at once."""
+    B = lw.b
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8)
-    indices = lw.indices(src.layout, src.shape)
-    offsets = src.layout.register_offsets(src.shape)
-    written = set()
-    for r in range(0, len(x), run):
-        if tuple(offsets[r]) in written:
-            continue
-        written.add(tuple(offsets[r]))
-        row, col = indices[r]
+    for r, (row, col) in _runs(lw, src, run):
         vector = ll.VectorType(x[r].type, run)
         packed = ll.Constant(vector, None)
         for k in range(run):
             packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
-        B.store(packed, address(_swizzled(lw, shared, row, col, cols)), align=2 * run)
-    lw.barrier()
-    # 2. ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of the fragment.
+        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1]), align=2 * run)
+
+
+def _read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> list:
+    """ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of each fragment."""
+    B = lw.b
     layout = dst.layout
     warp_part = [ll.Constant(i32, 0), ll.Constant(i32, 0)]
     for f in layout.warp_fields(dst.shape):
@@ -231,15 +247,14 @@ def _to_mma_operand(lw: Lowering, op, x) -> list:
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
+        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
         if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
-            row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
             col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, 8)))
             text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
         else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
-            row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
             col = B.add(warp_part[1], ll.Constant(i32, c0))
             text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
-        pointer = B.ptrtoint(address(_swizzled(lw, shared, row, col, cols)), i64)
+        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length), i64)
         result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
         for w in range(count):
             word = B.extract_value(result, w)
@@ -247,6 +262,40 @@ def _to_mma_operand(lw: Lowering, op, x) -> list:
                 bits = B.trunc(B.lshr(word, ll.Constant(i32, 16 * half)), i16)
                 out[start + 2 * w + half] = bits if dst.dtype.is_bf16() else B.bitcast(bits, ll_type(dst.dtype))
     return out
+
+
+# -- the pipelined form: cp.async into a ring of stages, ldmatrix out of it ---------------------------
+
+def _stage_base(lw: Lowering, op, stage):
+    offset = lw.fn.attrs["buffer_offsets"][op.attrs["buffer"]]
+    return lw.b.add(ll.Constant(i32, offset), lw.b.mul(stage, ll.Constant(i32, op.attrs["stage_bytes"])))
+
+
+def _async_load(lw: Lowering, op, ptrs, mask, stage):
+    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill zeros."""
+    B = lw.b
+    src = op.operands[0]
+    shared, run = op.attrs["shared"], op.attrs["run"]
+    base = _stage_base(lw, op, stage[0])
+    size = 2 * run
+    kind = "cg" if size == 16 else "ca"
+    for r, (row, col) in _runs(lw, src, run):
+        dst = B.ptrtoint(_element_address(lw, base, shared, row, col, src.shape[1]), i64)
+        copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
+        lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
+               [dst, ptrs[r], copied])
+
+
+def _async_commit(lw: Lowering, op):
+    lw.asm(ll.VoidType(), "cp.async.commit_group;", "", [])
+
+
+def _async_wait(lw: Lowering, op):
+    lw.asm(ll.VoidType(), f"cp.async.wait_group {op.attrs['pending']};", "", [])
+
+
+def _local_read(lw: Lowering, op, stage):
+    return _read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]
 
 
@@ -598,7 +647,8 @@ def scratch_bytes(op: ir.Op) -> int:
     return 0
 
 
-RULES = {"convert_layout": _convert_layout, "broadcast": _broadcast, "expand_dims": _expand_dims,
+RULES = {"async_load": _async_load, "async_commit": _async_commit, "async_wait": _async_wait,
+         "local_read": _local_read, "convert_layout": _convert_layout, "broadcast": _broadcast, "expand_dims": _expand_dims,
          "trans": _trans, "reshape": _reshape, "reduce": _reduce, "scan": _scan, "dot": _dot}
 
 

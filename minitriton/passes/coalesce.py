@@ -24,6 +24,7 @@ arithmetic does not go negative or wrap.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -422,10 +423,12 @@ def _hint(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     """tl.multiple_of / max_contiguous / max_constancy: the kernel's author promises these facts."""
     (x,), shape = ins, _shape(op.results[0])
     facts = {"contiguity": x.contiguity, "divisibility": x.divisibility, "constancy": x.constancy}
-    for name, values in op.attrs.items():
-        values = tuple(values) * len(shape) if len(values) == 1 else tuple(values)
+    for name in facts.keys() & op.attrs.keys():
+        values = tuple(op.attrs[name])
+        values = values * len(shape) if len(values) == 1 else values
+        # Runs of 48 are also aligned runs of 16, and a multiple of 48 is one of 16: keep the power of two.
         limit = shape if name != "divisibility" else (MAX_DIVISOR,) * len(shape)
-        facts[name] = tuple(min(_floor_pow2(v), cap) for v, cap in zip(values, limit))
+        facts[name] = tuple(min(highest_pow2_divisor(v), cap) for v, cap in zip(values, limit))
     return AxisInfo(**facts, constant=x.constant)
 
 
@@ -444,9 +447,11 @@ class AxisAnalysis:
 
     def __init__(self, fn: ir.Function):
         self.facts: dict[int, AxisInfo] = {}
-        for arg, attrs in zip(fn.args, fn.arg_attrs or [{}] * len(fn.args)):
+        arg_attrs = fn.arg_attrs or []
+        for i, arg in enumerate(fn.args):
             # The specialization promises `divisibility` (16) for pointers and integers it saw aligned.
-            self.facts[id(arg)] = AxisInfo((1,), (attrs.get("divisibility", 1),), (1,))
+            divisibility = arg_attrs[i].get("divisibility", 1) if i < len(arg_attrs) else 1
+            self.facts[id(arg)] = AxisInfo((1,), (divisibility,), (1,))
         self.visit_block(fn.body)
 
     def __getitem__(self, v: ir.Value) -> AxisInfo:
@@ -520,11 +525,7 @@ class AxisAnalysis:
             self.visit_block(region)
         yields = [[self[v] for v in region.terminator.operands] for region in op.regions]
         for i, result in enumerate(op.results):
-            infos = [y[i] for y in yields]
-            info = infos[0]
-            for other in infos[1:]:
-                info = info.meet(other)
-            self.facts[id(result)] = info
+            self.facts[id(result)] = functools.reduce(AxisInfo.meet, [y[i] for y in yields])
 
 
 class _FactsPrinter(ir.Printer):

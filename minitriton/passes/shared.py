@@ -60,7 +60,15 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     from ..codegen.tiles import scratch_bytes
 
     buffers = _buffers(fn, scratch_bytes)
-    total = allocate(buffers)
+    # Buffers that live across ops (the pipeline's rings) come first, for the whole kernel.
+    rings, offset = {}, 0
+    for name, size in fn.attrs.get("shared_buffers", {}).items():
+        rings[name] = offset
+        offset += (size + 127) // 128 * 128
+    fn.attrs["buffer_offsets"] = rings
+    total = offset + allocate(buffers)
+    for buf in buffers:
+        buf.offset += offset
     for buf in buffers:
         buf.op.attrs["smem_offset"] = buf.offset
         buf.op.attrs["smem_bytes"] = buf.size

@@ -1,0 +1,232 @@
+"""Software pipelining: load the operands of a loop's `dot` several iterations ahead, asynchronously.
+
+Reads tile IR with layouts and `num_stages`. In a loop like matmul's
+
+    for k: a = load(a_ptrs, mask); acc = dot(convert(a), ...); a_ptrs += step
+
+each iteration waits for its global loads before the tensor cores can start. This pass keeps
+`num_stages` copies of each operand tile in shared memory (a ring of stages) and rewrites the loop:
+
+    prologue:  async_load stages 0 .. S-2 (iterations 0 .. S-2), one commit group each
+    each iteration i:
+        async_wait (at most S-2 groups in flight: iteration i's has landed), barrier
+        a = local_read(stage i % S)                       # ldmatrix straight into mma fragments
+        ... the rest of the body ...
+        async_load iteration i+S-1 into stage (i-1) % S   # the stage read last iteration
+        async_commit
+
+so global memory is read `S - 1` iterations before it is needed, by `cp.async`, while the tensor
+cores work. What may be pipelined: a load used only by a conversion to an mma operand, whose
+pointers and mask come from the loop's index and carried values by side-effect-free arithmetic,
+with `other` absent or zero (cp.async fills masked elements with zeros). Chapter: 10-performance.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..codegen.tiles import ldmatrix_operand
+
+PURE_SLICE_OPS = {"constant", "splat", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
+                  "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
+                  "addptr", "hint", "arange", "convert_layout", "bitcast", "program_id", "num_programs"}
+
+
+def _is_zero(v: ir.Value | None) -> bool:
+    if v is None:
+        return True
+    op = v.owner
+    while op is not None and op.name in ("splat", "broadcast", "convert_layout"):
+        op = op.operands[0].owner
+    return op is not None and op.name == "constant" and op.attrs["value"] == 0
+
+
+def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op]]:
+    """(load, convert) pairs whose load feeds nothing but a conversion to an mma operand."""
+    users: dict[int, list[ir.Op]] = {}
+    for op in ir.walk_block(body):
+        for v in op.operands:
+            users.setdefault(id(v), []).append(op)
+    found = []
+    for op in body.ops:
+        if op.name != "load" or not op.result.type.is_tile:
+            continue
+        used_by = users.get(id(op.result), [])
+        if len(used_by) != 1 or used_by[0].name != "convert_layout" or used_by[0] not in body.ops:
+            continue
+        convert = used_by[0]
+        if ldmatrix_operand(convert) is None or not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
+            continue
+        if _run(op.operands[0]) < 2:
+            continue
+        found.append((op, convert))
+    return found
+
+
+def _run(ptrs: ir.Value) -> int:
+    """Elements each thread copies at once: its run along the row, as 4, 8 or 16 bytes."""
+    layout = ptrs.layout
+    if layout is None or layout.order[0] != len(ptrs.shape) - 1:
+        return 1
+    return min(layout.contig_per_thread(ptrs.shape), 8)
+
+
+def _slice(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
+    """The body's ops that compute `values` (in program order), or None if one has an effect."""
+    defined_here = {id(r): op for op in body.ops for r in op.results}
+    needed, stack = set(), list(values)
+    while stack:
+        v = stack.pop()
+        op = defined_here.get(id(v))
+        if op is None or id(op) in needed:
+            continue
+        if op.name not in PURE_SLICE_OPS:
+            return None
+        needed.add(id(op))
+        stack.extend(op.operands)
+    return [op for op in body.ops if id(op) in needed]
+
+
+def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op]) -> None:
+    """Append copies of `ops` to `out`, reading `mapping[old value]` where given."""
+    for op in ops:
+        new = ir.Op(op.name, [mapping.get(id(v), v) for v in op.operands], [], dict(op.attrs), [], op.loc)
+        new.results = [ir.Value(r.type, new, layout=r.layout) for r in op.results]
+        for old, r in zip(op.results, new.results):
+            mapping[id(old)] = r
+        out.append(new)
+
+
+def _emit(out: list[ir.Op], name: str, operands: list[ir.Value], layout=None, loc=None, **attrs) -> ir.Value:
+    op = ir.Op(name, operands, [], attrs, [], loc)
+    op.results = [ir.Value(t, op, layout=layout) for t in ir.OPS[name](name, operands, attrs)]
+    out.append(op)
+    return op.results[0] if op.results else None
+
+
+def _constant(out, value: int, dtype=ir.int32) -> ir.Value:
+    return _emit(out, "constant", [], value=value, dtype=dtype)
+
+
+class Pipeliner:
+    def __init__(self, fn: ir.Function, num_stages: int):
+        self.fn, self.stages = fn, num_stages
+        self.buffers = fn.attrs.setdefault("shared_buffers", {})
+
+    def block(self, block: ir.Block) -> None:
+        new_ops = []
+        for op in block.ops:
+            for region in op.regions:
+                self.block(region)
+            if op.name == "for" and op.attrs.get("num_stages", self.stages) >= 2:
+                replaced = self.loop(op, new_ops)
+                if replaced:
+                    continue
+            new_ops.append(op)
+        block.ops = new_ops
+
+    # --8<-- [start:loop]
+    def loop(self, loop: ir.Op, out: list[ir.Op]) -> bool:
+        """Rewrite one loop; False (and no change) when it has nothing to pipeline."""
+        stages = loop.attrs.get("num_stages", self.stages)
+        body = loop.regions[0]
+        lb, ub, step, *inits = loop.operands
+        step_op = step.owner
+        if step_op is None or step_op.name != "constant" or step_op.attrs["value"] <= 0:
+            return False
+        pairs = _candidates(body)
+        if not pairs:
+            return False
+        iv, carried = body.args[0], body.args[1:]
+        yields = body.terminator.operands
+        # The carried values the addresses depend on, closed under their own updates.
+        address_values = [v for load, _ in pairs for v in load.operands[:2]]
+        involved: list[int] = []
+        while True:
+            slice_ops = _slice(address_values + [yields[i] for i in involved], body)
+            if slice_ops is None:
+                return False
+            used = {id(v) for op in slice_ops for v in op.operands} | {id(v) for v in address_values}
+            more = [i for i, a in enumerate(carried) if id(a) in used and i not in involved]
+            if not more:
+                break
+            involved += more
+        involved.sort()
+        loc = loop.loc
+        # Buffers: one ring of `stages` tiles per pipelined operand.
+        rings = []
+        for load, convert in pairs:
+            shared = ldmatrix_operand(convert)
+            stage_bytes = load.result.type.numel * 2
+            name = f"ring{len(self.buffers)}"
+            self.buffers[name] = stage_bytes * stages
+            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0])))
+
+        def issue(mapping, index_value, stage_value, dest):
+            """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
+            _clone(slice_ops, mapping, dest)
+            in_range = _emit(dest, "cmp", [index_value, ub], predicate="lt")
+            for (load, _), ring in zip(pairs, rings):
+                ptrs = mapping.get(id(load.operands[0]), load.operands[0])
+                layout = ptrs.layout
+                ok = _emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
+                if len(load.operands) > 1:
+                    ok = _emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok], layout=layout)
+                _emit(dest, "async_load", [ptrs, ok, stage_value], loc=load.loc, **ring)
+            _emit(dest, "async_commit", [])
+            return [mapping.get(id(yields[i]), yields[i]) for i in involved]
+
+        # Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
+        ahead = [inits[i] for i in involved]
+        for s in range(stages - 1):
+            index = _emit(out, "add", [lb, _emit(out, "mul", [step, _constant(out, s, step.dtype)])])
+            mapping = {id(iv): index, **{id(carried[i]): v for i, v in zip(involved, ahead)}}
+            ahead = issue(mapping, index, _constant(out, s), out)
+        # The new loop carries the addresses S-1 iterations ahead and the two stage numbers.
+        new_args = [ir.Value(carried[i].type, layout=carried[i].layout) for i in involved]
+        read_stage, write_stage = ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))
+        new_body = ir.Block(list(body.args) + new_args + [read_stage, write_stage])
+        ops = new_body.ops
+        _emit(ops, "async_wait", [], pending=stages - 2)
+        _emit(ops, "barrier", [])
+        replace = {}
+        for (load, convert), ring in zip(pairs, rings):
+            replace[id(convert.result)] = _emit(ops, "local_read", [read_stage], layout=convert.result.layout,
+                                                loc=convert.loc, type=convert.result.type, **ring)
+        skip = {id(op) for pair in pairs for op in pair}
+        for op in body.ops[:-1]:
+            if id(op) not in skip:
+                op.operands = [replace.get(id(v), v) for v in op.operands]
+                _replace_in_regions(op, replace)
+                ops.append(op)
+        index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
+        mapping = {id(iv): index, **{id(carried[i]): a for i, a in zip(involved, new_args)}}
+        next_ahead = issue(mapping, index, write_stage, ops)
+        count = _constant(ops, stages)
+        one = _constant(ops, 1)
+        next_read = _emit(ops, "rem", [_emit(ops, "add", [read_stage, one]), count])
+        next_write = _emit(ops, "rem", [_emit(ops, "add", [write_stage, one]), count])
+        term = body.terminator
+        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + [next_read, next_write])
+        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + [_constant(out, 0), _constant(out, stages - 1)],
+                         [], dict(loop.attrs), [new_body], loc)
+        new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
+            [ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))]
+        for r in new_loop.results:
+            r.owner = new_loop
+        out.append(new_loop)
+        _emit(out, "async_wait", [], pending=0)  # the last prefetches (all masked off) land before anything else
+        return True
+    # --8<-- [end:loop]
+
+
+def _replace_in_regions(op: ir.Op, replace: dict) -> None:
+    for region in op.regions:
+        for inner in ir.walk_block(region):
+            inner.operands = [replace.get(id(v), v) for v in inner.operands]
+
+
+def pipeline(fn: ir.Function, num_stages: int) -> ir.Function:
+    """Pipeline every loop whose dot operands can be loaded ahead (no change with num_stages < 2)."""
+    if num_stages >= 2:
+        Pipeliner(fn, num_stages).block(fn.body)
+    ir.verify(fn)
+    return fn
