@@ -279,10 +279,16 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--target", default=GPU_TARGET, help=f"GPU arch for layout/llir/ptx (default {GPU_TARGET})")
     s.add_argument("--num-warps", type=int, default=4)
     s.set_defaults(usage=s)
+    commands.add_parser("bench", add_help=False, help="check, then time the kernels beside torch and triton "
+                        "on a GPU (python -m minitriton bench --help)")
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:  # `bench` parses its own options
+        from .bench import main as bench
+        return bench(argv[1:])
     top = parser()
     args = top.parse_args(argv)
     try:

@@ -209,8 +209,9 @@ class Autotuner:
             _zero(named[name])
         if record_key:
             self._remember(record_key, key, best, timings, failures)
-        self._announce(key, best, f"{timings[best]:.4f} ms; tuned in "
-                                  f"{time.perf_counter() - started:.2f} s")
+        measured = "the first that runs; the interpreter does not time" if measure is _run_once \
+            else f"{timings[best]:.4f} ms"
+        self._announce(key, best, f"{measured}; tuned in {time.perf_counter() - started:.2f} s")
         return best
     # --8<-- [end:tune]
 
@@ -278,12 +279,12 @@ class Autotuner:
     def _recall(self, key: tuple, configs: list[Config], record_key: str) -> Config | None:
         record = cache.FileCache().get_json(record_key)
         by_name = {str(config): config for config in configs}
-        if not isinstance(record, dict) or record.get("config") not in by_name:
-            return None
-        timings = record.get("timings", {})
+        if not isinstance(record, dict) or record.get("config") not in by_name \
+                or not isinstance(timings := record.get("timings"), dict):
+            return None  # not a record this version wrote: tune again
         self.configs_timings[key] = {config: math.inf if timings.get(name) is None else timings[name]
                                      for name, config in by_name.items() if name in timings}
-        self.failures[key] = dict(record.get("failures", {}))
+        self.failures[key] = dict(record.get("failures") or {})
         return by_name[record["config"]]
 
     def _remember(self, record_key: str, key: tuple, best: Config, timings: dict, failures: dict):

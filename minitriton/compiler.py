@@ -33,9 +33,22 @@ class CompiledKernel:
     runtime_args: list[str]  # the parameters passed at launch, in order
     metadata: dict[str, Any] = field(default_factory=dict)
     launcher: Any = None
+    positions: list[int] | None = None
 
     def launch(self, grid: tuple[int, int, int], args: list) -> None:
         self.launcher(grid, args)
+
+    def prepare_fast(self, positions: list[int]) -> None:
+        """`positions`: where this kernel's runtime arguments sit among the kernel's non-constexpr
+        parameters (all of them, unless a None argument became a constant)."""
+        self.positions = None if positions == list(range(len(positions))) else positions
+
+    def launch_fast(self, grid, values: tuple) -> None:
+        if self.positions is not None:
+            values = [values[i] for i in self.positions]
+        if grid.__class__ is not tuple or len(grid) != 3:
+            grid = _grid3(grid)
+        self.launcher(grid, values)
 
     def __getitem__(self, grid):
         return lambda *args: self.launch(grid, list(args))
@@ -67,3 +80,8 @@ def dump(kernel: CompiledKernel) -> None:
 
 def runtime_arg_names(fn: ir.Function) -> list[str]:
     return [a.name for a in fn.args]
+
+
+def _grid3(grid) -> tuple[int, int, int]:
+    from .jit import _grid3 as grid3
+    return grid3(grid)

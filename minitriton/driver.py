@@ -248,6 +248,8 @@ def pointer_of(arg) -> int:
     if arg.__class__ is DeviceArray:
         return arg.address
     if _torch_tensor(arg):
+        if arg.get_device() == sys.modules["torch"].cuda.current_device():  # -1 for a CPU tensor
+            return arg.data_ptr()
         device, expected = arg.device, current_device()
         if device.type != "cuda" or device.index != expected:
             raise LaunchError(f"a torch tensor on {device}; the kernel runs on cuda:{expected}, "
@@ -272,7 +274,7 @@ def current_stream(args=()) -> int:
     kernel is ordered with torch's own work), else the default stream 0."""
     for arg in args:
         if _torch_tensor(arg):
-            return sys.modules["torch"].cuda.current_stream().cuda_stream
+            return sys.modules["torch"]._C._cuda_getCurrentRawStream(arg.get_device())
     return 0
 
 

@@ -581,10 +581,12 @@ class CodeGenerator(ast.NodeVisitor):
         result = None
         for op, right_node in zip(node.ops, node.comparators):
             right = tl._unwrap(self.visit(right_node))
-            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) and (
-                    isinstance(left, tl.tensor) or isinstance(right, tl.tensor)):
+            if isinstance(op, (ast.In, ast.NotIn)) and (isinstance(left, tl.tensor) or
+                                                        isinstance(right, tl.tensor)):
                 raise self.error(node, f"`{type(op).__name__.lower()}` needs compile-time values",
                                  "compare tensors with == and !=")
+            # `is` and `is not` compare identities at compile time, tensors included, so that
+            # `if bias_ptr is not None:` folds whether or not a bias was passed.
             this = _CMPOPS[type(op)](left, right)
             result = this if result is None else (result & this if isinstance(result, tl.tensor) or
                                                   isinstance(this, tl.tensor) else result and this)

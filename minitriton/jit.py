@@ -72,6 +72,33 @@ def specialize(name: str, value) -> tuple:
     return ("*" + dtype.name, array_address(value) % 16 == 0)
 
 
+def launch_key(value):
+    """What the fast path keys a launch on for one argument: at least as fine as `specialize`."""
+    cls = value.__class__
+    if cls is int:
+        return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63)
+    if cls is float or cls is bool or value is None:
+        return cls
+    address = getattr(value, "data_ptr", None)
+    if address is not None:
+        return (value.dtype, address() & 15 == 0)
+    # numpy, CuPy: by dtype and alignment, never by contents
+    interface = getattr(value, "__array_interface__", None) or getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return (interface["typestr"], interface["data"][0] & 15 == 0)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    if isinstance(value, (str, ir.DType)):
+        return value
+    return specialize("argument", value)
+
+
+def _plain_key(value):
+    return value.__class__ if value.__class__ is not int else (-2147483648 <= value < 2147483648)
+
+
 def arg_spec(key: tuple):
     """The frontend's ArgSpec for one specialization key."""
     from .frontend import ArgSpec
@@ -129,6 +156,18 @@ class JITFunction:
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
+        """Launch over `grid`: the generated fast path (one key, one dict lookup, one prepared call)."""
+        binder = self.__dict__.get("_binder") or self._make_binder()
+        try:
+            return binder(*args, grid=grid, **kwargs)
+        except CompilationError as e:
+            raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
+        except TypeError:
+            self.bind(args, {k: v for k, v in kwargs.items() if k not in ("num_warps", "num_stages")
+                             or k in self.arg_names})  # a wrong call raises LaunchError here
+            raise
+
+    def run_slow(self, *args, grid, **kwargs):
         """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`."""
         num_warps, num_stages = self.options(kwargs)
         bound = self.bind(args, kwargs)
@@ -138,6 +177,48 @@ class JITFunction:
         kernel.launch(_grid3(grid), [bound[n] for n in kernel.runtime_args])
         return kernel
     # --8<-- [end:run]
+
+    # --8<-- [start:binder]
+    def _make_binder(self):
+        """Generate `binder(<the kernel's parameters>, *, grid, num_warps, num_stages)` once: it
+        computes the launch's key from the arguments without building any dict, looks the kernel
+        up, and calls its prepared launch; a miss goes the slow way once and fills the table."""
+        params = list(self.signature.parameters.values())
+        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+            self._binder = self.run_slow
+            return self._binder
+        names = [p.name for p in params]
+        defaults = {f"_d{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
+        signature = [f"{p.name}=_d{i}" if p.default is not p.empty else p.name for i, p in enumerate(params)]
+        options = [f"{o}={d}" for o, d in (("num_warps", 4), ("num_stages", 3)) if o not in names]
+        runtime = [n for n in names if n not in self.constexpr_names]
+        keys = [n if n in self.constexpr_names else
+                f"_plain({n})" if n in self.do_not_specialize else f"_key({n})" for n in names]
+        source = (
+            f"def binder({', '.join(signature)}, *, grid, {', '.join(options + ['_table=_table'])}):\n"
+            f"    key = ({', '.join(keys + ['num_warps', 'num_stages'])}, _environ.get('MINITRITON_INTERPRET'))\n"
+            "    kernel = _table.get(key)\n"
+            "    if kernel is None:\n"
+            f"        kernel = _miss(key, ({', '.join(names)},), num_warps, num_stages)\n"
+            "    if callable(grid):\n"
+            f"        grid = grid({{{', '.join(f'{n!r}: {n}' for n in names)}}})\n"
+            f"    kernel.launch_fast(grid, ({''.join(f'{n}, ' for n in runtime)}))\n"
+            "    return kernel\n")
+        namespace = {"_table": {}, "_environ": os.environ, "_key": launch_key, "_plain": _plain_key, **defaults}
+
+        def miss(key, values, num_warps, num_stages):
+            bound = dict(zip(names, values))
+            kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
+            kernel.prepare_fast([runtime.index(n) for n in kernel.runtime_args])
+            namespace["_table"][key] = kernel
+            return kernel
+
+        namespace["_miss"] = miss
+        exec(compile(source, f"<binder of {self.__name__}>", "exec"), namespace)
+        self._binder = namespace["binder"]
+        self._binder.source = source
+        return self._binder
+    # --8<-- [end:binder]
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""

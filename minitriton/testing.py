@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import math
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,15 +246,13 @@ def format_cell(value) -> str:
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Columns padded to their widest cell, numbers to the right, a rule under the header."""
+    """Columns padded to their widest cell, the first to the left (it names the row), the others
+    to the right, a rule under the header."""
     cells = [[format_cell(c) for c in row] for row in rows]
     widths = [max([len(str(header[i]))] + [len(r[i]) for r in cells]) for i in range(len(header))]
-    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) or row[i] is None for row in rows)
-               for i in range(len(header))]
 
     def line(row):
-        return "  ".join(c.rjust(w) if right else c.ljust(w)
-                         for c, w, right in zip(row, widths, numeric)).rstrip()
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
 
     return "\n".join([line([str(h) for h in header]), "  ".join("-" * w for w in widths),
                       *(line(r) for r in cells)])
@@ -284,15 +283,15 @@ class Line:
     linestyle: str | None = None
 
 
-def _figure(panels: int, show: bool):
-    """A figure with `panels` axes side by side, or None (after a note) without matplotlib.
-    Saved figures are drawn off screen, without touching pyplot's global backend."""
+def _figure(panels: int, show: bool, width: float = 5.5):
+    """A figure with `panels` axes side by side, each `width` inches wide, or None (after a note)
+    without matplotlib. Saved figures are drawn off screen, without touching pyplot's backend."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         print(MATPLOTLIB_MISSING, flush=True)
         return None
-    size = (5.5 * panels, 4.2)
+    size = (width * panels, 4.2)
     if show:
         import matplotlib.pyplot as plt
         figure = plt.figure(figsize=size)
@@ -335,7 +334,7 @@ def plot_lines(path: Path | str | None, panels: dict[str, list[Line]], xlabel: s
 def plot_bars(path: Path | str | None, groups: dict[str, dict[str, float | None]], ylabel: str,
               title: str = "", y_log: bool = False, show: bool = False) -> bool:
     """Grouped bars: one group per key of `groups`, one bar per implementation in it."""
-    made = _figure(1, show)
+    made = _figure(1, show, width=max(5.5, 2.2 * len(groups)))
     if made is None:
         return False
     figure, (ax,) = made
@@ -346,7 +345,7 @@ def plot_bars(path: Path | str | None, groups: dict[str, dict[str, float | None]
         positions = [g + (i - (len(names) - 1) / 2) * width for g in range(len(groups))]
         ax.bar([p for p, h in zip(positions, heights) if h is not None],
                [h for h in heights if h is not None], width, label=name)
-    ax.set_xticks(range(len(groups)), list(groups))
+    ax.set_xticks(range(len(groups)), [textwrap.fill(group, 20) for group in groups])
     if y_log:
         ax.set_yscale("log")
     ax.set_ylabel(ylabel)

@@ -38,28 +38,58 @@ from minitriton.errors import CompilationError, InterpreterError  # noqa: E402
 # The pipeline: one node per stage module, labelled with the first line of the module's own docstring.
 # ---------------------------------------------------------------------------------------------------
 
-# (module, the `compiled.asm` stage it produces, if any), in the order a kernel meets them.
+# How a kernel enters: the launch, then `compiler.compile`'s stages before a backend takes over.
 FRONT = [("jit.py", None), ("frontend.py", "ttir"), ("passes/simplify.py", None)]
-CUDA = [("passes/layout.py", "layout"), ("passes/coalesce.py", None), ("passes/shared.py", None),
-        ("passes/barriers.py", None), ("codegen/llvm.py", "llir"), ("codegen/ptx.py", "ptx, cubin"),
-        ("cache.py", None), ("driver.py", None)]
-INTERPRETER = [("interpreter.py", None)]
+INTERPRETER = ["interpreter.py"]
+NOT_STAGES = {"ir.py", "errors.py", "compiler.py"}  # data and helpers every stage uses
 
 
-def headline(module: str) -> str | None:
-    """The first line of a module's docstring, or None if the module is not written yet."""
-    path = ROOT / "minitriton" / module
-    if not path.exists():
-        return None
-    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-    return doc.splitlines()[0] if doc else ""
+def imported_modules(tree: ast.Module, package: Path) -> dict[str, str]:
+    """Each name a module's imports bind -> the file (relative to minitriton/) it comes from."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package
+            for _ in range(node.level - 1):
+                base = base.parent
+            for alias in node.names:
+                target = base / node.module.replace(".", "/") if node.module else base / alias.name
+                bound[alias.asname or alias.name] = str(target.with_suffix(".py").relative_to(ROOT / "minitriton"))
+    return bound
+
+
+def cuda_stages() -> list[str]:
+    """The modules whose functions the CUDA backend calls as it builds and launches a kernel, in the
+    order of the calls in `CUDABackend.compile`'s `build()` and in `CUDABackend.launcher`."""
+    path = ROOT / "minitriton" / "codegen" / "backend.py"
+    tree = ast.parse(path.read_text())
+    modules = imported_modules(tree, path.parent)
+    backend = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "CUDABackend")
+    methods = {n.name: n for n in backend.body if isinstance(n, ast.FunctionDef)}
+    build = next(n for n in ast.walk(methods["compile"]) if isinstance(n, ast.FunctionDef) and n.name == "build")
+    stages = []
+    for function in (build, methods["launcher"]):
+        calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        for call in calls:
+            name = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+            module = modules.get(name.id) if isinstance(name, ast.Name) else None
+            if module and module not in NOT_STAGES and module not in stages:
+                stages.append(module)
+    return stages
+
+
+def headline(module: str) -> str:
+    """The first line of a module's docstring."""
+    doc = ast.get_docstring(ast.parse((ROOT / "minitriton" / module).read_text()))
+    assert doc, f"minitriton/{module} has no docstring"
+    return doc.splitlines()[0]
 
 
 def _stage_node(graph: graphviz.Digraph, module: str) -> str:
-    text = headline(module)
-    wrapped = "\\n".join(textwrap.wrap(text if text is not None else "(not written yet)", 38))
-    style = {"style": "rounded"} if text is not None else {"style": "rounded,dashed", "fontcolor": "gray40"}
-    graph.node(module, f"{module}\\n{wrapped}", shape="box", fontname="Helvetica", fontsize="10", **style)
+    wrapped = "\\n".join(textwrap.wrap(headline(module), 38))
+    graph.node(module, f"{module}\\n{wrapped}", shape="box", style="rounded", fontname="Helvetica",
+               fontsize="10")
     return module
 
 
@@ -82,8 +112,8 @@ def pipeline_graph() -> str:
         clusters[name] = graphviz.Digraph(f"cluster_{name}", graph_attr={
             "label": label, "fontname": "Helvetica", "fontsize": "9", "style": "dotted"})
     split = FRONT[-1][0]  # both backends start from the simplified tile IR
-    _chain(graph, clusters["interpreter"], split, INTERPRETER, "tile IR")
-    _chain(graph, clusters["cuda"], split, CUDA, "tile IR")
+    _chain(graph, clusters["interpreter"], split, [(m, None) for m in INTERPRETER], "tile IR")
+    _chain(graph, clusters["cuda"], split, [(m, None) for m in cuda_stages()], "tile IR")
     for cluster in clusters.values():
         graph.subgraph(cluster)
     return graph.source
@@ -99,8 +129,9 @@ def ir_graph(fn: ir.Function) -> str:
                              node_attr={"fontname": "Helvetica", "fontsize": "10"})
     for arg in fn.args:
         graph.node(printer.name(arg), f"{printer.name(arg)}\\n{arg.type}", shape="plaintext")
-    for i, op in enumerate(fn.walk()):
-        node = f"op{i}"
+    index = {id(op): i for i, op in enumerate(fn.walk())}
+    for op in fn.walk():
+        node = f"op{index[id(op)]}"
         results = ", ".join(printer.name(r) for r in op.results)
         types = ", ".join(str(r.type) for r in op.results)
         label = f"{results} = {op.name}\\n{types}" if results else op.name
@@ -109,12 +140,8 @@ def ir_graph(fn: ir.Function) -> str:
                    fillcolor="lightgoldenrod1" if memory else "white")
         for operand in op.operands:
             source = operand.owner
-            graph.edge(printer.name(operand) if source is None else f"op{_index(fn, source)}", node)
+            graph.edge(printer.name(operand) if source is None else f"op{index[id(source)]}", node)
     return graph.source
-
-
-def _index(fn: ir.Function, target: ir.Op) -> int:
-    return next(i for i, op in enumerate(fn.walk()) if op is target)
 
 
 # ---------------------------------------------------------------------------------------------------

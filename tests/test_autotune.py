@@ -5,6 +5,11 @@ the kernel, and the chosen config computes the right answer."""
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,6 +90,18 @@ class FakeBench:
         return [self.ms_by_block[block], 0.0, 0.0]  # the median first, as with quantiles
 
 
+def named(block: int) -> str:
+    """The name of the config with this BLOCK (and the default options): its key in `failures`."""
+    return f"BLOCK: {block}, num_warps: 4, num_stages: 3"
+
+
+def by_block(timings: dict) -> dict[int, float]:
+    return {config.kwargs["BLOCK"]: ms for config, ms in timings.items()}
+
+
+KEY = (N, "fp32", "fp32", "fp32")  # n, then the dtypes of the three arrays
+
+
 def configs(*blocks: int, num_warps: int = 4) -> list[triton.Config]:
     return [triton.Config({"BLOCK": block}, num_warps=num_warps) for block in blocks]
 
@@ -112,12 +129,10 @@ def test_the_fastest_config_is_chosen_and_computes_the_right_answer():
     x, y, out = inputs()
     kernel[grid](x, y, out, N)
     assert kernel.best_config.kwargs == {"BLOCK": 32}
-    key = (N, "fp32", "fp32", "fp32")
-    assert kernel.cache == {key: kernel.best_config}
-    assert {str(c): ms for c, ms in kernel.configs_timings[key].items()} == {
-        "BLOCK: 16, num_warps: 4, num_stages: 3": 3.0, "BLOCK: 32, num_warps: 4, num_stages: 3": 1.0,
-        "BLOCK: 64, num_warps: 4, num_stages: 3": 2.0, "BLOCK: 128, num_warps: 4, num_stages: 3": 5.0}
-    assert kernel.failures[key] == {}
+    assert kernel.cache == {KEY: kernel.best_config}
+    assert {str(c): ms for c, ms in kernel.configs_timings[KEY].items()} == {
+        named(16): 3.0, named(32): 1.0, named(64): 2.0, named(128): 5.0}
+    assert kernel.failures[KEY] == {}
     np.testing.assert_allclose(out, x + y, rtol=1e-6)
 
     out[:] = np.nan  # poisoned again: the launch with the remembered config must write every element
@@ -153,15 +168,13 @@ def test_a_config_that_does_not_compile_or_fit_is_unusable_with_its_reason():
     x, y, out = inputs()
     kernel[grid](x, y, out, N)
     assert kernel.best_config.kwargs == {"BLOCK": 64}
-    key = (N, "fp32", "fp32", "fp32")
-    timings = {c.kwargs["BLOCK"]: ms for c, ms in kernel.configs_timings[key].items()}
+    timings = by_block(kernel.configs_timings[KEY])
     assert timings == {100: float("inf"), 256: float("inf"), 64: 2.0, 32: 3.0}
-    reasons = kernel.failures[key]
-    assert set(reasons) == {"BLOCK: 100, num_warps: 4, num_stages: 3", "BLOCK: 256, num_warps: 4, num_stages: 3"}
-    assert reasons["BLOCK: 100, num_warps: 4, num_stages: 3"].startswith("CompilationError: ")
-    assert "tl.arange(0, 100) has 100 elements, not a power of two" in reasons["BLOCK: 100, num_warps: 4, num_stages: 3"]
-    assert reasons["BLOCK: 256, num_warps: 4, num_stages: 3"].startswith("OutOfResources: out of resources: "
-                                                                        "shared memory needs 262144 bytes")
+    reasons = kernel.failures[KEY]
+    assert set(reasons) == {named(100), named(256)}
+    assert reasons[named(100)].startswith("CompilationError: ")
+    assert "tl.arange(0, 100) has 100 elements, not a power of two" in reasons[named(100)]
+    assert reasons[named(256)].startswith("OutOfResources: out of resources: shared memory needs 262144 bytes")
     np.testing.assert_allclose(out, x + y, rtol=1e-6)
 
 
@@ -171,10 +184,10 @@ def test_when_every_config_fails_the_error_lists_each_one_and_why():
     with pytest.raises(AutotuneError) as caught:
         kernel[grid](*inputs(), N)
     message = str(caught.value)
-    assert message.startswith("autotuning add_kernel for key (1000, 'fp32', 'fp32', 'fp32'): no config could run:")
-    assert "\n  BLOCK: 100, num_warps: 4, num_stages: 3: CompilationError: " in message
+    assert message.startswith(f"autotuning add_kernel for key {KEY}: no config could run:")
+    assert f"\n  {named(100)}: CompilationError: " in message
     assert "tl.arange(0, 100) has 100 elements, not a power of two" in message
-    assert "\n  BLOCK: 48, num_warps: 4, num_stages: 3: CompilationError: " in message
+    assert f"\n  {named(48)}: CompilationError: " in message
     assert "tl.arange(0, 48) has 48 elements, not a power of two" in message
 
 
@@ -220,7 +233,7 @@ def test_perf_model_keeps_the_top_k_estimates(top_k):
     kernel = tuned_add(bench, prune_configs_by={"perf_model": perf_model, "top_k": top_k})
     kernel[grid](*inputs(), N)
     assert sorted(estimates) == [16, 32, 64, 128]
-    timed = {c.kwargs["BLOCK"] for c in kernel.configs_timings[(N, "fp32", "fp32", "fp32")]}
+    timed = set(by_block(kernel.configs_timings[KEY]))
     assert bench.calls == 2 and timed == {64, 128}
     assert kernel.best_config.kwargs == {"BLOCK": 64}
 
@@ -239,9 +252,8 @@ def test_a_later_process_reads_the_choice_from_disk(tmp_path):
     second[grid](x, y, out, N)
     assert bench.calls == 0
     assert second.best_config.kwargs == {"BLOCK": 32}
-    key = (N, "fp32", "fp32", "fp32")
-    assert {str(c): ms for c, ms in second.configs_timings[key].items()} == \
-        {str(c): ms for c, ms in first.configs_timings[key].items()}
+    assert {str(c): ms for c, ms in second.configs_timings[KEY].items()} == \
+        {str(c): ms for c, ms in first.configs_timings[KEY].items()}
     np.testing.assert_allclose(out, x + y, rtol=1e-6)
 
     second[grid](*inputs(N + 1), N + 1)  # a key no process has tuned
@@ -251,6 +263,64 @@ def test_a_later_process_reads_the_choice_from_disk(tmp_path):
     assert bench.calls == 6
 
 
+def test_a_record_in_another_shape_is_tuned_again(tmp_path):
+    grid = Grid()
+    times = {16: 3.0, 32: 1.0, 64: 2.0, 128: 5.0}
+    tuned_add(FakeBench(grid, times))[grid](*inputs(), N)
+    [record] = (tmp_path / "autotune").iterdir()
+    record.write_text(json.dumps({"config": "BLOCK: 32, num_warps: 4, num_stages: 3", "timings": [1.0]}))
+    bench = FakeBench(grid, times)
+    tuned_add(bench)[grid](*inputs(), N)
+    assert bench.calls == 4
+
+
+COUNTING_SCRIPT = """
+import numpy as np
+import minitriton as triton
+import minitriton.language as tl
+
+calls, last_block = 0, None
+
+def fake_bench(kernel_call, warmup=None, rep=None):
+    global calls
+    calls += 1
+    kernel_call()
+    return 1.0 if last_block == 32 else 2.0
+
+@triton.jit
+def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
+
+kernel = triton.autotune([triton.Config({"BLOCK": b}) for b in (16, 32, 64)], key=["n"],
+                         do_bench=fake_bench)(double)
+
+def grid(meta):
+    global last_block
+    last_block = meta["BLOCK"]
+    return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+x, out = np.arange(1000, dtype=np.float32), np.full(1000, np.nan, np.float32)
+kernel[grid](x, out, 1000)
+assert (out == 2 * x).all()
+print(calls, kernel.best_config)
+"""
+
+
+def test_a_new_process_reads_the_choice_from_disk(tmp_path, monkeypatch):
+    script = tmp_path / "tune_double.py"
+    script.write_text(COUNTING_SCRIPT)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(Path(triton.__file__).parents[1]),
+                                                                  os.environ.get("PYTHONPATH")])))
+    run = lambda: subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                                 timeout=120).stdout.strip()
+    assert run() == "3 BLOCK: 32, num_warps: 4, num_stages: 3"
+    second = run()
+    # Two records would mean the key moved between processes (or the package's source changed).
+    assert second == "0 BLOCK: 32, num_warps: 4, num_stages: 3", sorted((tmp_path / "autotune").iterdir())
+
+
 def test_failures_are_recorded_on_disk_too():
     grid = Grid()
     times = {100: 0.5, 64: 2.0}
@@ -258,10 +328,9 @@ def test_failures_are_recorded_on_disk_too():
     bench = FakeBench(grid, times)
     again = tuned_add(bench, blocks=(100, 64))
     again[grid](*inputs(), N)
-    key = (N, "fp32", "fp32", "fp32")
     assert bench.calls == 0 and again.best_config.kwargs == {"BLOCK": 64}
-    assert "not a power of two" in again.failures[key]["BLOCK: 100, num_warps: 4, num_stages: 3"]
-    assert {c.kwargs["BLOCK"]: ms for c, ms in again.configs_timings[key].items()} == {100: float("inf"), 64: 2.0}
+    assert "not a power of two" in again.failures[KEY][named(100)]
+    assert by_block(again.configs_timings[KEY]) == {100: float("inf"), 64: 2.0}
 
 
 def test_minitriton_cache_0_turns_the_disk_records_off(monkeypatch, tmp_path):
@@ -283,17 +352,16 @@ def test_progress_shows_each_config_and_the_choice(monkeypatch, capsys):
     kernel[grid](*inputs(), N)
     kernel[grid](*inputs(), N)  # the same key: nothing more to say
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "minitriton: autotuning add_kernel for key (1000, 'fp32', 'fp32', 'fp32'): 3 of 3 configs"
-    assert lines[1].startswith("  BLOCK: 100, num_warps: 4, num_stages: 3: CompilationError: ")
-    assert lines[2:4] == ["  BLOCK: 32, num_warps: 4, num_stages: 3: 1.0000 ms",
-                          "  BLOCK: 64, num_warps: 4, num_stages: 3: 2.0000 ms"]
-    assert lines[4].startswith("minitriton: add_kernel for key (1000, 'fp32', 'fp32', 'fp32'): best config "
-                               "BLOCK: 32, num_warps: 4, num_stages: 3 (1.0000 ms; tuned in ")
+    assert lines[0] == f"minitriton: autotuning add_kernel for key {KEY}: 3 of 3 configs"
+    assert lines[1].startswith(f"  {named(100)}: CompilationError: ")
+    assert lines[2:4] == [f"  {named(32)}: 1.0000 ms", f"  {named(64)}: 2.0000 ms"]
+    assert lines[4].startswith(f"minitriton: add_kernel for key {KEY}: best config {named(32)} "
+                               f"(1.0000 ms; tuned in ")
     assert len(lines) == 5
 
     tuned_add(FakeBench(grid, times), blocks=(100, 32, 64))[grid](*inputs(), N)
-    assert capsys.readouterr().err == ("minitriton: add_kernel for key (1000, 'fp32', 'fp32', 'fp32'): best config "
-                                       "BLOCK: 32, num_warps: 4, num_stages: 3 (from the disk cache)\n")
+    assert capsys.readouterr().err == \
+        f"minitriton: add_kernel for key {KEY}: best config {named(32)} (from the disk cache)\n"
 
 
 def test_the_interpreter_takes_the_first_config_that_runs_without_timing():
@@ -302,9 +370,8 @@ def test_the_interpreter_takes_the_first_config_that_runs_without_timing():
     x, y, out = inputs()
     kernel[grid](x, y, out, N)
     assert kernel.best_config.kwargs == {"BLOCK": 64}
-    key = (N, "fp32", "fp32", "fp32")
-    assert {c.kwargs["BLOCK"]: ms for c, ms in kernel.configs_timings[key].items()} == {100: float("inf"), 64: 0.0}
-    assert "not a power of two" in kernel.failures[key]["BLOCK: 100, num_warps: 4, num_stages: 3"]
+    assert by_block(kernel.configs_timings[KEY]) == {100: float("inf"), 64: 0.0}
+    assert "not a power of two" in kernel.failures[KEY][named(100)]
     np.testing.assert_allclose(out, x + y, rtol=1e-6)
 
 
@@ -393,9 +460,11 @@ def test_launch_mistakes_are_explained():
         kernel[Grid()](x, y, out, N, BLOCK=64)
     with pytest.raises(LaunchError, match=r"launch it as add_kernel\[grid\]"):
         kernel(x, y, out, N)
-    with pytest.raises(ValueError, match=r"names 'size', not a parameter of add_kernel\(x_ptr, y_ptr, out_ptr, n, BLOCK\)"):
+    with pytest.raises(ValueError, match=r"names 'size', not a parameter of "
+                                         r"add_kernel\(x_ptr, y_ptr, out_ptr, n, BLOCK\)"):
         triton.autotune(configs(32), key=["size"])(add_kernel)
-    with pytest.raises(ValueError, match=r"prune_configs_by takes perf_model, top_k and early_config_prune; got topk"):
+    with pytest.raises(ValueError, match=r"prune_configs_by takes perf_model, top_k and "
+                                         r"early_config_prune; got topk"):
         triton.autotune(configs(32), key=["n"], prune_configs_by={"topk": 2})(add_kernel)
     with pytest.raises(TypeError, match=r"wrap a @jit function"):
         triton.autotune(configs(32), key=[])(lambda x: x)

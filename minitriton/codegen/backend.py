@@ -80,13 +80,11 @@ class CUDABackend:
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
         launch = driver.make_launcher(module, kinds)
         block = 32 * num_warps
-        is_ptr = [d.is_ptr() for d in signature]
+        stream_of = driver.current_stream
 
         def run(grid, args):
-            values = [driver.pointer_of(a) if p else a for a, p in zip(args, is_ptr)]
-            if grid[0] * grid[1] * grid[2] == 0:
-                return
-            launch(grid, block, shared, driver.current_stream(args), *values)
+            if grid[0] and grid[1] and grid[2]:  # an empty grid launches nothing
+                launch(grid, block, shared, stream_of(args), *args)
 
         run.module = module
         return run

@@ -1,8 +1,6 @@
 """Exercise 1.1 (a kernel): axpy, out = alpha * x + y, one block of elements per program.
 
-Write `axpy_kernel`: program `pid` handles elements pid * BLOCK ... pid * BLOCK + BLOCK - 1, and
-must neither read nor write past element n - 1 (mask the tail). Then write `axpy`, the host side:
-it allocates the output and launches the kernel over just enough programs to cover every element.
+The reference solution. The task, in full, is in exercises/01_introduction/ex1_axpy.py.
 """
 import numpy as np
 

@@ -1,10 +1,6 @@
 """Exercise 1.2 (a kernel): the outer product out[i, j] = x[i] * y[j], over a 2-D grid of tiles.
 
-Program (pid_m, pid_n) = (tl.program_id(0), tl.program_id(1)) computes the BLOCK_M x BLOCK_N
-tile of `out` whose first row is pid_m * BLOCK_M and first column pid_n * BLOCK_N. `out` is M x N,
-stored row-major with `stride_om` elements from one row to the next (stride_om >= N). Hint: turn
-a 1-D tile of row indices into a column with `rows[:, None]`, and columns into a row with
-`cols[None, :]`; the two broadcast to a 2-D tile.
+The reference solution. The task, in full, is in exercises/01_introduction/ex2_outer.py.
 """
 import minitriton as triton
 import minitriton.language as tl

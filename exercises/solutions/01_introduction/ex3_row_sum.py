@@ -1,10 +1,6 @@
 """Exercise 1.3 (a kernel): the sum of each row of a matrix, one program per row.
 
-Program `row` adds up the `n_cols` elements of its row and writes the total to out[row]. Row `row`
-starts `row * stride_row` elements after `x_ptr`; the elements between n_cols and the next row are
-not part of the matrix (they may hold anything, NaN included). BLOCK >= n_cols is a power of two:
-load the whole row as one tile, with a mask and a neutral `other` for the lanes past the end, and
-reduce it with tl.sum.
+The reference solution. The task, in full, is in exercises/01_introduction/ex3_row_sum.py.
 """
 import minitriton as triton
 import minitriton.language as tl

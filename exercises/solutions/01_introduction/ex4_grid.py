@@ -1,13 +1,6 @@
 """Exercise 1.4 (a compiler piece): the launch grid, as `kernel[grid](...)` reads it.
 
-`launch_grid(grid, meta)` turns what a user wrote between the brackets into three program counts
-(x, y, z). `grid` is an int, a tuple of one to three ints, or a callable that takes `meta` (the
-launch's arguments by name, constexprs included) and returns an int or such a tuple. Missing
-dimensions are 1. A grid of zero or more than three dimensions, or a negative count, is a mistake:
-raise `minitriton.LaunchError` with a message that shows the grid.
-
-`program_ids(grid)` lists every program id (x, y, z) of a three-dimensional grid in the order the
-interpreter runs them: x fastest, then y, then z.
+The reference solution. The task, in full, is in exercises/01_introduction/ex4_grid.py.
 """
 from minitriton import LaunchError
 

@@ -1,9 +1,6 @@
 """Exercise 2.1 (a compiler piece): numpy's broadcasting rule, as the semantic layer uses it.
 
-`broadcast_shapes(a, b)` is the shape that tiles of shapes `a` and `b` both stretch to before an
-elementwise op. Align the shapes at the right (pad the shorter one with leading 1s); in each
-dimension the sizes must be equal, or one of them 1 (which stretches to the other). Shapes that do
-not fit raise `SemanticError` with both shapes in the message. A scalar has the shape ().
+The reference solution. The task, in full, is in exercises/02_frontend/ex1_broadcast.py.
 """
 from minitriton.language.semantic import SemanticError
 

@@ -1,19 +1,6 @@
 """Exercise 2.2 (a compiler piece): type promotion, the dtype both sides of `a + b` meet at.
 
-Write Triton's rules for two element types (`minitriton.ir` DTypes; see `dtype.kind`, `dtype.bits`,
-`dtype.is_floating()`, `dtype.is_bool()`):
-
-`integer_promote(a, b)` for two integer types: a bool (int1) gives way to the other type; the same
-signedness meets at the wider type; mixed signedness gives the unsigned type unless the signed one
-is strictly wider (uint8 + int8 -> uint8, uint8 + int16 -> int16, uint32 + int32 -> uint32).
-
-`computation_type(a, b, op)`, where `op` names the operator ("add", "mul", "div" for `/`,
-"floordiv" for `//`, "rem" for `%`, ...). If either side is a float: fp64 wins over everything,
-then fp32; otherwise a 16-bit float is involved, and the divisions ("div", "floordiv", "rem") are
-done in fp32 (PTX has no 16-bit division), while any other op meets at fp16 if either side is fp16,
-else at bf16. Two integers: a division of a signed by an unsigned integer (neither a bool) is a
-mistake, raise `SemanticError`; `/` ("div") of integers is a float division in fp32; anything
-else uses `integer_promote`.
+The reference solution. The task, in full, is in exercises/02_frontend/ex2_promotion.py.
 """
 from minitriton import ir
 from minitriton.language.semantic import SemanticError

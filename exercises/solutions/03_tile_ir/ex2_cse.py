@@ -1,18 +1,6 @@
 """Exercise 3.2 (a compiler piece): the key of common-subexpression elimination.
 
-CSE keeps the first of two ops that compute the same value and points every use of the second at
-the first. Two ops compute the same value when they have the same name, the very same operands
-(the same `Value` objects, in the same order: compare by `id`), equal attributes and the same result
-types. Write `cse_key(op)`: a hashable tuple that is equal for two ops exactly when that holds, or
-None for an op that must never be merged: one with an effect (`op.name in EFFECTS`), one with
-regions, or one without exactly one result.
-
-Attribute values are ints, floats, bools, strings, DTypes, and lists or tuples of them; a list and
-a tuple with the same items are equal (`shape=[4]` and `shape=(4,)`). Careful with floats: Python
-says 0.0 == -0.0, but a constant -0.0 is not a constant 0.0 (1 / -0.0 is -inf), so the key must
-tell them apart (`float.hex` does).
-
-`eliminate_common_subexpressions(fn)`, which uses your key, is written for you.
+The reference solution. The task, in full, is in exercises/03_tile_ir/ex2_cse.py.
 """
 from minitriton import ir
 from minitriton.passes.simplify import EFFECTS

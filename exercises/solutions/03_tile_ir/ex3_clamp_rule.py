@@ -1,13 +1,6 @@
 """Exercise 3.3 (a compiler piece): teach the interpreter a new op, `clamp`.
 
-`%r = clamp %x, %lo, %hi` takes three operands of one type (three tiles of one shape, or three
-scalars) and gives, per element, min(max(x, lo), hi). A NaN in x gives NaN (as numpy's
-`maximum` and `minimum` do). Its typing rule, `clamp_type`, is written for you; the tests add it
-to `ir.OPS` and your rule to `interpreter.RULES`, then build IR that uses the op and run it.
-
-Write `clamp_rule(program, op, x, lo, hi)` in the style of the rules in `interpreter.RULES`: the
-operands arrive as numpy values (arrays for tiles, numpy scalars for scalars) and the rule returns
-the result's value, whose numpy dtype must be the result type's (`op.result.dtype.np`).
+The reference solution. The task, in full, is in exercises/03_tile_ir/ex3_clamp_rule.py.
 """
 import numpy as np
 

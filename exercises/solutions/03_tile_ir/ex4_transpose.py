@@ -1,11 +1,6 @@
 """Exercise 3.4 (a kernel): a transposing copy through strided pointers, masked at the edges.
 
-out[j, i] = x[i, j] for an M x N matrix x. Neither matrix need be packed: element (i, j) of x is
-at x_ptr + i * stride_xm + j * stride_xn, and element (j, i) of out at
-out_ptr + j * stride_om + i * stride_on. Program (pid_m, pid_n) copies the BLOCK_M x BLOCK_N tile of
-x whose corner is (pid_m * BLOCK_M, pid_n * BLOCK_N). M and N need not be multiples of the blocks:
-the interpreter reports any access outside the arrays (chapter 3), so mask both the load and the
-store.
+The reference solution. The task, in full, is in exercises/03_tile_ir/ex4_transpose.py.
 """
 import minitriton as triton
 import minitriton.language as tl

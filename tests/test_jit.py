@@ -1,0 +1,378 @@
+"""The JIT front: specialization and the in-memory cache, grids, warmup, launch options, cache keys."""
+import importlib
+import linecache
+import sys
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.compiler
+import minitriton.language as tl
+from minitriton.compiler import CompiledKernel
+from minitriton.errors import LaunchError
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """Each test starts with empty in-memory caches, so it sees every compile it causes."""
+    for kernel in (scale_kernel, grid_kernel, unspecialized_kernel):
+        kernel.cache.clear()
+        kernel.__dict__.pop("_binder", None)  # the launch fast path's own table goes with it
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The specializations compiled for the interpreter, in order (GPU targets are not counted)."""
+    seen = []
+    original = minitriton.compiler.compile
+
+    def counting(jit_fn, specs, constexprs, options):
+        if options.target == "interpreter":
+            seen.append((jit_fn.__name__, dict(specs), dict(constexprs)))
+        return original(jit_fn, specs, constexprs, options)
+
+    monkeypatch.setattr(minitriton.compiler, "compile", counting)
+    return seen
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr, SQUARE: tl.constexpr = False):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if SQUARE:
+        x = x * x
+    tl.store(out_ptr + offs, x * factor, mask=m)
+
+
+def _run(x, n=None, factor=2.0, block=16, **kwargs):
+    n = x.size if n is None else n
+    out = np.full(x.size, np.nan, x.dtype)
+    scale_kernel[(triton.cdiv(n, block),)](x, out, n, factor, BLOCK=block, **kwargs)
+    return out
+
+
+# ------------------------------------------------------------------------ the in-memory cache
+
+def test_same_key_compiles_once(compiles):
+    x = np.arange(40, dtype=np.float32)
+    for _ in range(3):
+        np.testing.assert_array_equal(_run(x), 2 * x)
+    np.testing.assert_array_equal(_run(x, factor=3.0), 3 * x)  # another float value: same key
+    assert len(compiles) == 1
+
+
+def test_each_specialization_compiles_once(compiles):
+    x = np.arange(64, dtype=np.float32)
+    _run(x, n=40)
+    _run(x, n=40, block=32)  # another constexpr
+    _run(x, n=40, SQUARE=True)  # a constexpr given its default value's alternative
+    _run(x.astype(np.float16), n=40)  # another dtype
+    _run(x, n=48)  # n divisible by 16
+    _run(x, n=1)  # n equal to 1
+    _run(x, n=5, factor=0.5)  # another n and factor with the same facts as n=40: no compile
+    keys = [(tuple(sorted(s.items())), tuple(sorted(c.items()))) for _, s, c in compiles]
+    assert len(keys) == len(set(keys)) == 6
+    before = len(compiles)
+    _run(x, n=40)
+    _run(x, n=39)  # same facts as 40: neither divisible by 16 nor 1
+    _run(x, n=48 + 16)
+    _run(x, n=40, SQUARE=False)  # the default, given explicitly
+    assert len(compiles) == before
+
+
+def test_specialization_facts(compiles):
+    x = np.zeros(64, np.float32)
+    _run(x, n=48)
+    _run(x, n=1)
+    _run(x, n=33)
+    n_specs = [specs["n"] for _, specs, _ in compiles]
+    assert n_specs == [("i32", True, False), ("i32", False, True), ("i32", False, False)]
+    assert compiles[0][1]["x_ptr"] == ("*fp32", True)  # numpy's allocations are 16-byte aligned
+    assert compiles[0][1]["factor"] == ("fp32",)
+
+
+def test_misaligned_pointer_is_another_specialization(compiles):
+    base = np.arange(65, dtype=np.float32)
+    x = base[1:]  # 4 bytes past an aligned address
+    assert x.ctypes.data % 16 != 0
+    np.testing.assert_array_equal(_run(x), 2 * x)
+    np.testing.assert_array_equal(_run(base[:64]), 2 * base[:64])
+    assert [specs["x_ptr"] for _, specs, _ in compiles] == [("*fp32", False), ("*fp32", True)]
+    kernel = scale_kernel.warmup(base[:64], base[:64], 64, 1.0, BLOCK=16, grid=(1,))
+    assert "x_ptr: !ptr<f32> {divisibility=16}" in kernel.asm["ttir"]
+
+
+def test_alignment_is_checked_at_every_launch(compiles):
+    """Two arrays with equal contents, one 16-byte aligned and one not, are two specializations."""
+    storage = np.zeros(80, np.float32)
+    aligned, misaligned = storage[:64], storage[1:65]
+    out = np.zeros(64, np.float32)
+    scale_kernel[(4,)](aligned, out, 64, 1.0, BLOCK=16)
+    scale_kernel[(4,)](misaligned, out, 64, 1.0, BLOCK=16)
+    assert [specs["x_ptr"] for _, specs, _ in compiles] == [("*fp32", True), ("*fp32", False)]
+
+
+def test_integer_width_specialization(compiles):
+    x = np.zeros(4, np.float32)
+    _run(x, n=4)
+    out = np.zeros(4, np.float32)
+    scale_kernel[(1,)](x, out, 2 ** 40, 1.0, BLOCK=4)  # n is an int64: its own compile
+    assert [specs["n"][0] for _, specs, _ in compiles] == ["i32", "i64"]
+
+
+def test_equal_to_one_becomes_a_constant():
+    """An integer argument equal to 1 is folded: the IR reads the constant, not the argument."""
+    x = np.zeros(16, np.float32)
+    text_one = scale_kernel.warmup(x, x, 1, 1.0, BLOCK=16, grid=(1,)).asm["ttir"]
+    text_many = scale_kernel.warmup(x, x, 7, 1.0, BLOCK=16, grid=(1,)).asm["ttir"]
+    uses = lambda text: sum(line.count("%n") for line in text.splitlines()[1:])
+    assert uses(text_many) > 0 and uses(text_one) == 0
+
+
+@triton.jit(do_not_specialize=["n"])
+def unspecialized_kernel(out_ptr, n):
+    tl.store(out_ptr, n + 1)
+
+
+def test_do_not_specialize(compiles):
+    out = np.zeros(1, np.int32)
+    for n in (1, 16, 17):
+        unspecialized_kernel[(1,)](out, n)
+        assert out[0] == n + 1
+    assert len(compiles) == 1
+
+
+def test_cache_is_per_function():
+    @triton.jit
+    def first(out_ptr):
+        tl.store(out_ptr, 1)
+
+    @triton.jit
+    def second(out_ptr):
+        tl.store(out_ptr, 2)
+
+    out = np.zeros(1, np.int32)
+    first[(1,)](out)
+    second[(1,)](out)
+    assert out[0] == 2
+    assert [key[-1] for key in first.cache if key[-1] == "interpreter"] == ["interpreter"]
+    assert [key[-1] for key in second.cache if key[-1] == "interpreter"] == ["interpreter"]
+
+
+# ---------------------------------------------------------------------------------------- grids
+
+@triton.jit
+def grid_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs + tl.program_id(1) * 1000, mask=offs < n)
+
+
+def test_grid_tuple_int_and_callable():
+    out = np.full(50, -1, np.int32)
+    grid_kernel[(4,)](out, 50, BLOCK=16)
+    np.testing.assert_array_equal(out, np.arange(50))
+    out[:] = -1
+    grid_kernel[4](out, 50, BLOCK=16)
+    np.testing.assert_array_equal(out, np.arange(50))
+    seen = []
+
+    def grid(meta):
+        seen.append(dict(meta))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    out[:] = -1
+    grid_kernel[grid](out, 50, BLOCK=8)
+    np.testing.assert_array_equal(out, np.arange(50))
+    assert seen[0]["BLOCK"] == 8 and seen[0]["n"] == 50 and seen[0]["out_ptr"] is out
+
+
+def test_grid_lambda_like_the_tutorials():
+    out = np.full(50, -1, np.int32)
+    grid_kernel[lambda META: (triton.cdiv(50, META["BLOCK"]), 1, 1)](out, 50, BLOCK=32)
+    np.testing.assert_array_equal(out, np.arange(50))
+
+
+def test_launch_returns_the_compiled_kernel():
+    out = np.zeros(16, np.int32)
+    kernel = grid_kernel[(1,)](out, 16, BLOCK=16)
+    assert isinstance(kernel, CompiledKernel)
+    assert kernel.runtime_args == ["out_ptr", "n"]
+    out[:] = 0
+    kernel[(1, 1, 1)](out, 16)  # the compiled kernel launches by itself too
+    np.testing.assert_array_equal(out, np.arange(16))
+
+
+# --------------------------------------------------------------------------------------- warmup
+
+def test_warmup_compiles_without_running(compiles):
+    out = np.full(16, -1, np.int32)
+    kernel = grid_kernel.warmup(out, 16, BLOCK=16, grid=(1,))
+    assert isinstance(kernel, CompiledKernel)
+    assert (out == -1).all()
+    text = kernel.asm["ttir"]
+    assert text.startswith("func @grid_kernel(") and "program_id" in text and "store" in text
+    assert len(compiles) == 1
+    grid_kernel[(1,)](out, 16, BLOCK=16)  # the launch finds the warmed-up kernel
+    assert len(compiles) == 1 and (out == np.arange(16)).all()
+
+
+def test_warmup_accepts_types_and_launch_options():
+    x = np.zeros(8, np.float32)
+    kernel = scale_kernel.warmup(x, x, 8, 1.0, BLOCK=8, SQUARE=True, num_warps=2, grid=(1,))
+    assert kernel.metadata["num_warps"] == 2
+    assert "mul" in kernel.asm["ttir"]
+
+
+# -------------------------------------------------------------------------------- launch options
+
+def test_interpret_is_read_at_each_launch(monkeypatch):
+    targets = []
+    import minitriton.backends as backends
+    original = backends.backend_for
+
+    def recording(target):
+        if target in ("interpreter", "cuda"):  # not the test harness's extra sm_80 / sm_90 compiles
+            targets.append(target)
+        if target == "cuda":
+            raise RuntimeError("stop: the CUDA backend was chosen")
+        return original(target)
+
+    monkeypatch.setattr(minitriton.compiler, "backend_for", recording)
+    out = np.zeros(16, np.int32)
+    grid_kernel[(1,)](out, 16, BLOCK=16)
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    with pytest.raises(RuntimeError, match="CUDA backend was chosen"):
+        grid_kernel[(1,)](out, 16, BLOCK=16)
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    grid_kernel[(1,)](out, 16, BLOCK=16)
+    assert targets == ["interpreter", "cuda"]  # the second interpreted launch hit the cache
+
+
+def test_num_warps_and_num_stages_are_part_of_the_key(compiles):
+    out = np.zeros(16, np.int32)
+    grid_kernel[(1,)](out, 16, BLOCK=16, num_warps=4)
+    grid_kernel[(1,)](out, 16, BLOCK=16, num_warps=8)
+    grid_kernel[(1,)](out, 16, BLOCK=16, num_warps=8, num_stages=2)
+    grid_kernel[(1,)](out, 16, BLOCK=16, num_warps=8, num_stages=2)
+    assert len(compiles) == 3
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8, 16, 32])
+def test_valid_num_warps(num_warps):
+    kernel = grid_kernel.warmup(np.zeros(16, np.int32), 16, BLOCK=16, num_warps=num_warps, grid=(1,))
+    assert kernel.metadata["num_warps"] == num_warps
+
+
+def test_num_warps_validation():
+    with pytest.raises(LaunchError, match="num_warps must be a power of two from 1 to 32, got 6"):
+        grid_kernel[(1,)](np.zeros(16, np.int32), 16, BLOCK=16, num_warps=6)
+
+
+def test_constexprs_positionally_and_by_keyword():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    scale_kernel[(1,)](x, out, 8, 1.0, 8, True)
+    np.testing.assert_array_equal(out, x * x)
+    scale_kernel[(1,)](x, out, 8, 1.0, SQUARE=False, BLOCK=8)
+    np.testing.assert_array_equal(out, x)
+
+
+def test_none_and_dtype_arguments_are_compile_time():
+    @triton.jit
+    def optional_bias(x_ptr, bias_ptr, out_ptr, DTYPE: tl.constexpr):
+        offs = tl.arange(0, 4)
+        x = tl.load(x_ptr + offs).to(DTYPE)
+        if bias_ptr is not None:
+            x += tl.load(bias_ptr + offs)
+        tl.store(out_ptr + offs, x)
+
+    x = np.array([1.5, 2.5, 3.5, 4.5], np.float32)
+    out = np.zeros(4, np.float32)
+    optional_bias[(1,)](x, None, out, DTYPE=tl.int32)
+    np.testing.assert_array_equal(out, [1, 2, 3, 4])
+    optional_bias[(1,)](x, x, out, tl.float32)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+# ------------------------------------------------------------------------------------ cache keys
+
+HELPER_SOURCE = '''
+import minitriton as triton
+import minitriton.language as tl
+
+OFFSET: tl.constexpr = {offset}
+
+
+@triton.jit
+def helper(x):
+    return x + {amount}
+
+
+@triton.jit
+def unrelated(x):
+    return x * {unrelated}
+
+
+@triton.jit
+def kernel(out_ptr):
+    tl.store(out_ptr, helper(1) + OFFSET)
+'''
+
+
+def _load_module(path, **values):
+    path.write_text(HELPER_SOURCE.format(**values))
+    linecache.checkcache(str(path))
+    name = path.stem
+    if name in sys.modules:
+        return importlib.reload(sys.modules[name])
+    return importlib.import_module(name)
+
+
+def test_cache_key_follows_called_helpers(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "jit_key_module.py"
+    try:
+        module = _load_module(path, amount=1, unrelated=2, offset=0)
+        key = module.kernel.cache_key
+        assert len(key) == 64
+        out = np.zeros(1, np.int32)
+        module.kernel[(1,)](out)
+        assert out[0] == 2
+        assert _load_module(path, amount=1, unrelated=3, offset=0).kernel.cache_key == key
+        changed = _load_module(path, amount=5, unrelated=2, offset=0)
+        assert changed.kernel.cache_key != key  # the helper's source changed
+        changed.kernel[(1,)](out)
+        assert out[0] == 6
+        assert _load_module(path, amount=1, unrelated=2, offset=10).kernel.cache_key != key  # a global constexpr
+        assert _load_module(path, amount=1, unrelated=2, offset=0).kernel.cache_key == key
+    finally:
+        sys.modules.pop("jit_key_module", None)
+
+
+def test_dependency_sources_lists_helpers_once():
+    from minitriton.jit import dependency_sources
+
+    @triton.jit
+    def leaf(x):
+        return x + 1
+
+    @triton.jit
+    def middle(x):
+        return leaf(x) + leaf(x)
+
+    @triton.jit
+    def top(out_ptr):
+        tl.store(out_ptr, middle(1) + leaf(2))
+
+    # Nested functions see each other through the closure, as module-level ones through globals.
+    sources = dependency_sources(top)
+    assert sum("def leaf" in s for s in sources) == 1
+    assert sum("def middle" in s for s in sources) == 1
+    assert sources[0].lstrip().startswith("@triton.jit\n    def top") or "def top" in sources[0]
