@@ -116,14 +116,14 @@ def config_label(config: dict) -> str:
             f"w{config['num_warps']} s{config['num_stages']}")
 
 
+# The tutorial's matmul without the activation: the result is stored in C's own dtype (fp16, bf16 or
+# fp32), and the caller chooses the precision of an fp32 dot.
 # --8<-- [start:matmul]
 @minitriton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                   GROUP_SIZE_M: tl.constexpr, INPUT_PRECISION: tl.constexpr):
-    """The tutorial's matmul without the activation; the result is stored in C's own dtype, and
-    the precision of an fp32 dot is chosen by the caller."""
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -224,7 +224,7 @@ class Point:
 
     bench: str
     case: str
-    x: int
+    x: int | str
     dtype: str
     unit: str
 

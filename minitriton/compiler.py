@@ -33,22 +33,24 @@ class CompiledKernel:
     runtime_args: list[str]  # the parameters passed at launch, in order
     metadata: dict[str, Any] = field(default_factory=dict)
     launcher: Any = None
-    positions: list[int] | None = None
 
     def launch(self, grid: tuple[int, int, int], args: list) -> None:
         self.launcher(grid, args)
 
     def prepare_fast(self, positions: list[int]) -> None:
-        """`positions`: where this kernel's runtime arguments sit among the kernel's non-constexpr
-        parameters (all of them, unless a None argument became a constant)."""
-        self.positions = None if positions == list(range(len(positions))) else positions
+        """Make `launch_fast(grid, values)` take the kernel's non-constexpr parameters in order;
+        `positions` says where this kernel's runtime arguments are among them (a None argument
+        became a constant and is left out)."""
+        if positions == list(range(len(positions))):
+            self.launch_fast = self.launcher
+        else:
+            self.launch_fast = lambda grid, values: self.launcher(grid, [values[i] for i in positions])
 
-    def launch_fast(self, grid, values: tuple) -> None:
-        if self.positions is not None:
-            values = [values[i] for i in self.positions]
-        if grid.__class__ is not tuple or len(grid) != 3:
-            grid = _grid3(grid)
-        self.launcher(grid, values)
+    def check_arguments(self, args: list) -> None:
+        """The checks the fast path leaves to the first launch of a key (an array on the right device)."""
+        check = getattr(self.launcher, "check", None)
+        if check is not None:
+            check(args)
 
     def __getitem__(self, grid):
         return lambda *args: self.launch(grid, list(args))
@@ -81,7 +83,3 @@ def dump(kernel: CompiledKernel) -> None:
 def runtime_arg_names(fn: ir.Function) -> list[str]:
     return [a.name for a in fn.args]
 
-
-def _grid3(grid) -> tuple[int, int, int]:
-    from .jit import _grid3 as grid3
-    return grid3(grid)

@@ -243,11 +243,14 @@ def dtype_of(arg) -> str:
 
 
 # --8<-- [start:pointer-of]
-def pointer_of(arg) -> int:
-    """The device address of an array argument, after checking that it lives on the current GPU."""
+def pointer_of(arg, check_device: bool = False) -> int:
+    """The device address of an array argument. A torch tensor on another GPU than the current
+    one is refused when `check_device` (the JIT checks once per launch key, not every launch)."""
     if arg.__class__ is DeviceArray:
         return arg.address
     if _torch_tensor(arg):
+        if arg.is_cuda and not check_device:
+            return arg.data_ptr()
         if arg.get_device() == sys.modules["torch"].cuda.current_device():  # -1 for a CPU tensor
             return arg.data_ptr()
         device, expected = arg.device, current_device()

@@ -80,8 +80,8 @@ def launch_key(value):
     if cls is float or cls is bool or value is None:
         return cls
     address = getattr(value, "data_ptr", None)
-    if address is not None:
-        return (value.dtype, address() & 15 == 0)
+    if address is not None:  # a torch tensor: its device is checked when the key is first seen
+        return (value.dtype, address() & 15 == 0, value.get_device())
     # numpy, CuPy: by dtype and alignment, never by contents
     interface = getattr(value, "__array_interface__", None) or getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
@@ -202,14 +202,18 @@ class JITFunction:
             f"        kernel = _miss(key, ({', '.join(names)},), num_warps, num_stages)\n"
             "    if callable(grid):\n"
             f"        grid = grid({{{', '.join(f'{n!r}: {n}' for n in names)}}})\n"
+            "    if grid.__class__ is not tuple or len(grid) != 3:\n"
+            "        grid = _grid3(grid)\n"
             f"    kernel.launch_fast(grid, ({''.join(f'{n}, ' for n in runtime)}))\n"
             "    return kernel\n")
-        namespace = {"_table": {}, "_environ": os.environ, "_key": launch_key, "_plain": _plain_key, **defaults}
+        namespace = {"_table": {}, "_environ": os.environ, "_key": launch_key, "_plain": _plain_key,
+                     "_grid3": _grid3, **defaults}
 
         def miss(key, values, num_warps, num_stages):
             bound = dict(zip(names, values))
             kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
             kernel.prepare_fast([runtime.index(n) for n in kernel.runtime_args])
+            kernel.check_arguments([bound[n] for n in kernel.runtime_args])
             namespace["_table"][key] = kernel
             return kernel
 

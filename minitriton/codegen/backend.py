@@ -86,5 +86,12 @@ class CUDABackend:
             if grid[0] and grid[1] and grid[2]:  # an empty grid launches nothing
                 launch(grid, block, shared, stream_of(args), *args)
 
+        def check(args):
+            for arg, dtype in zip(args, signature):
+                if dtype.is_ptr():
+                    driver.pointer_of(arg, check_device=True)
+
+        run.check = check
+
         run.module = module
         return run

@@ -1,0 +1,401 @@
+"""Kernels written the way Triton's own tests and users write them, run in the interpreter.
+
+They are not tutorials and were not written alongside the compiler: broadcasting `where`, 2-D
+reductions with `keep_dims` feeding back into the tile, masked loads with `other`, atomics whose old
+values are kept, an attention block with an online softmax, a blocked transpose, early returns from
+nested branches, `while` loops reading memory, and a stream compaction built from a cumsum.
+"""
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+# ---------------------------------------------------------------------------- where, broadcast
+
+@triton.jit
+def where_kernel(cond_ptr, a_ptr, out_ptr, BLOCK_SIZE: tl.constexpr):
+    xoffsets = tl.arange(0, BLOCK_SIZE)[:, None]
+    yoffsets = tl.arange(0, BLOCK_SIZE)[None, :]
+    mask = tl.load(cond_ptr + yoffsets)
+    vals = tl.load(a_ptr + yoffsets + BLOCK_SIZE * xoffsets)
+    res = tl.where(mask, vals, 0.)
+    tl.store(out_ptr + yoffsets + BLOCK_SIZE * xoffsets, res)
+
+
+@triton.jit
+def where_scalar_condition(a_ptr, out_ptr, BLOCK_SIZE: tl.constexpr):
+    xoffsets = tl.arange(0, BLOCK_SIZE)[:, None]
+    yoffsets = tl.arange(0, BLOCK_SIZE)[None, :]
+    mask = 0
+    vals = tl.load(a_ptr + yoffsets + BLOCK_SIZE * xoffsets)
+    res = tl.where(mask, vals, 0.)
+    tl.store(out_ptr + yoffsets + BLOCK_SIZE * xoffsets, res)
+
+
+def test_where_broadcast():
+    rng = np.random.default_rng(17)
+    size = 32
+    a = rng.standard_normal((size, size)).astype(np.float32)
+    cond = rng.integers(0, 2, size).astype(np.bool_)
+    out = np.full_like(a, np.nan)
+    where_kernel[(1,)](cond, a, out, BLOCK_SIZE=size)
+    np.testing.assert_array_equal(out, np.where(cond[None, :], a, 0))
+    where_scalar_condition[(1,)](a, out, size)
+    assert (out == 0).all()
+
+
+# ---------------------------------------------------------------------- 2-D reductions, keep_dims
+
+@triton.jit
+def normalize_rows_kernel(X, Y, STATS, stride, n_cols, ROWS: tl.constexpr, COLS: tl.constexpr):
+    row0 = tl.program_id(0) * ROWS
+    r = row0 + tl.arange(0, ROWS)[:, None]
+    c = tl.arange(0, COLS)[None, :]
+    mask = c < n_cols
+    x = tl.load(X + r * stride + c, mask=mask, other=float("-inf"))
+    x_max = tl.max(x, axis=1, keep_dims=True)  # (ROWS, 1)
+    e = tl.exp(x - x_max)
+    denom = tl.sum(e, axis=1, keep_dims=True)
+    tl.store(Y + r * stride + c, e / denom, mask=mask)
+    arg = tl.argmax(x, axis=1)  # (ROWS,)
+    total = tl.sum(tl.where(mask, x, 0.0), axis=None)  # everything, one number per program
+    tl.store(STATS + row0 + tl.arange(0, ROWS), arg)
+    tl.atomic_add(STATS + 1000, total)
+
+
+def test_reduce_2d_keep_dims():
+    rng = np.random.default_rng(3)
+    n_rows, n_cols = 12, 50
+    x = rng.standard_normal((n_rows, 64)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    stats = np.zeros(1001, np.float32)
+    normalize_rows_kernel[(n_rows // 4,)](x, y, stats, 64, n_cols, ROWS=4, COLS=64)
+    v = x[:, :n_cols]
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y[:, :n_cols], e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    assert np.isnan(y[:, n_cols:]).all()
+    np.testing.assert_array_equal(stats[:n_rows], v.argmax(axis=1))
+    np.testing.assert_allclose(stats[1000], v.sum(), rtol=1e-4)
+
+
+# ------------------------------------------------------------------------- masked load, other
+
+@triton.jit
+def masked_load_kernel(in_ptr, out_ptr, in_size: tl.constexpr, out_size: tl.constexpr):
+    in_offsets = tl.arange(0, out_size)
+    x = tl.load(in_ptr + in_offsets, mask=in_offsets < in_size, other=1)
+    output_offsets = tl.arange(0, out_size)
+    tl.store(out_ptr + output_offsets, x)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.float16,
+                                   np.float32, np.float64])
+@pytest.mark.parametrize("size_diff", [0, 3])
+def test_masked_load(dtype, size_diff):
+    size = 128
+    rng = np.random.default_rng(size_diff)
+    if dtype == np.bool_:
+        x = rng.integers(0, 2, size - size_diff).astype(np.bool_)
+    elif np.dtype(dtype).kind in "iu":
+        x = rng.integers(0, 127, size - size_diff).astype(dtype)
+    else:
+        x = rng.random(size - size_diff).astype(dtype)
+    out = np.zeros(size, dtype)
+    masked_load_kernel[(1,)](x, out, size - size_diff, size)
+    np.testing.assert_array_equal(out, np.concatenate([x, np.ones(size_diff, dtype)]))
+
+
+# ------------------------------------------------------------------------------------ atomics
+
+@triton.jit
+def atomic_rmw_kernel(Z, X, OLD, AXIS: tl.constexpr, SHAPE0: tl.constexpr, SHAPE1: tl.constexpr):
+    off0 = tl.arange(0, SHAPE0)
+    off1 = tl.arange(0, SHAPE1)
+    x = tl.load(X + off0[:, None] * SHAPE1 + off1[None, :])
+    z = tl.sum(x, axis=AXIS)
+    if AXIS == 1:
+        old = tl.atomic_add(Z + off0, z)
+        tl.store(OLD + off0, old)
+    else:
+        old = tl.atomic_add(Z + off1, z)
+        tl.store(OLD + off1, old)
+
+
+@pytest.mark.parametrize("shape", [(2, 8), (8, 2), (16, 16)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint64, np.float64])
+def test_tensor_atomic_rmw(shape, axis, dtype):
+    rng = np.random.default_rng(17)
+    x = (rng.standard_normal(shape) * 10).astype(dtype) if np.dtype(dtype).kind == "f" else \
+        rng.integers(0, 100, shape).astype(dtype)
+    z_shape = (shape[0],) if axis == 1 else (shape[1],)
+    z = rng.integers(0, 10, z_shape).astype(dtype)
+    old = np.zeros(z_shape, dtype)
+    z_ref, old_ref = z + x.sum(axis=axis), z.copy()
+    atomic_rmw_kernel[(1,)](z, x, old, axis, shape[0], shape[1])
+    np.testing.assert_allclose(z, z_ref, rtol=1e-5)
+    np.testing.assert_array_equal(old, old_ref)
+
+
+@triton.jit
+def atomic_predicate_kernel(X, Y):
+    val = tl.program_id(0)
+    if val < 64:
+        tl.atomic_max(X, val)
+    tl.atomic_min(Y + val % 4, -val.to(tl.float32))  # negative floats, several programs per address
+
+
+def test_atomic_rmw_predicate():
+    x = np.zeros(1, np.int32)
+    y = np.zeros(4, np.float32)
+    atomic_predicate_kernel[(300,)](x, y)
+    assert x[0] == 63
+    np.testing.assert_array_equal(y, [-296, -297, -298, -299])
+
+
+# ------------------------------------------------------------------------ attention, online softmax
+
+@triton.jit
+def attention_kernel(Q, K, V, Out, seq_len, sm_scale, stride_s, HEAD: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    start_m = tl.program_id(0)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(Q + offs_m[:, None] * stride_s + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp(x) = exp2(x * log2(e))
+    hi = tl.minimum((start_m + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        cols = start_n + offs_n
+        k = tl.load(K + cols[None, :] * stride_s + offs_d[:, None], mask=cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        valid = cols[None, :] < seq_len
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + cols[:, None] * stride_s + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+    acc = acc / (l_i - 1.0)[:, None]  # l_i started at 1 so that an empty row does not divide by 0
+    tl.store(Out + offs_m[:, None] * stride_s + offs_d[None, :], acc.to(Out.dtype.element_ty),
+             mask=offs_m[:, None] < seq_len)
+
+
+def _attention_reference(q, k, v, scale, causal):
+    s = q.astype(np.float64) @ k.astype(np.float64).T * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape, bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    return (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq_len", [16, 50])
+def test_attention(causal, seq_len):
+    rng = np.random.default_rng(seq_len)
+    head = 16
+    q, k, v = (rng.standard_normal((seq_len, head)).astype(np.float16) for _ in range(3))
+    out = np.full((seq_len, head), np.nan, np.float16)
+    scale = head ** -0.5
+    attention_kernel[(triton.cdiv(seq_len, 16),)](q, k, v, out, seq_len, scale, head, HEAD=head, BLOCK_M=16,
+                                                  BLOCK_N=16, CAUSAL=causal)
+    np.testing.assert_allclose(out.astype(np.float64), _attention_reference(q, k, v, scale, causal),
+                               rtol=2e-2, atol=2e-2)
+
+
+# ------------------------------------------------------------------------------ blocked transpose
+
+@triton.jit
+def transpose_kernel(X, Y, M, N, stride_xm, stride_xn, stride_ym, stride_yn, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tile = tl.load(X + rm[:, None] * stride_xm + rn[None, :] * stride_xn, mask=mask)
+    tl.store(Y + rn[:, None] * stride_ym + rm[None, :] * stride_yn, tl.trans(tile), mask=tl.trans(mask))
+
+
+def test_blocked_transpose():
+    x = np.random.default_rng(5).standard_normal((100, 70)).astype(np.float32)
+    y = np.full((70, 100), np.nan, np.float32)
+    grid = lambda meta: (triton.cdiv(100, meta["BLOCK_M"]), triton.cdiv(70, meta["BLOCK_N"]))
+    transpose_kernel[grid](x, y, 100, 70, 70, 1, 100, 1, BLOCK_M=32, BLOCK_N=16)
+    np.testing.assert_array_equal(y, x.T)
+
+
+def test_blocked_transpose_of_a_strided_view():
+    base = np.random.default_rng(6).standard_normal((40, 90)).astype(np.float64)
+    x = base[:, ::3]  # a view: every third column
+    y = np.full((30, 40), np.nan, np.float64)
+    transpose_kernel[(2, 2)](x, y, 40, 30, 90, 3, 40, 1, BLOCK_M=32, BLOCK_N=16)
+    np.testing.assert_array_equal(y, x.T)
+
+
+# ------------------------------------------------------------------------ control flow, returns
+
+@triton.jit
+def if_return_kernel(ExitEarly, Out, cond: tl.constexpr, mode: tl.constexpr):
+    pid = tl.program_id(0)
+    exit_early = tl.load(ExitEarly)
+    if exit_early:
+        tl.store(Out, 0)
+        return
+    if mode == "dynamic":
+        if cond:
+            tl.store(Out, 1)
+            return
+        else:
+            tl.store(Out, 2)
+    tl.store(Out + pid + 1, 3)
+
+
+def test_if_return():
+    out = np.full(2, -1, np.int32)
+    if_return_kernel[(1,)](np.array([1], np.int32), out, True, "dynamic")
+    assert list(out) == [0, -1]
+    out[:] = -1
+    if_return_kernel[(1,)](np.array([0], np.int32), out, True, "dynamic")
+    assert list(out) == [1, -1]
+    out[:] = -1
+    if_return_kernel[(1,)](np.array([0], np.int32), out, False, "dynamic")
+    assert list(out) == [2, 3]
+    out[:] = -1
+    if_return_kernel[(1,)](np.array([0], np.int32), out, False, "static")
+    assert list(out) == [-1, 3]
+
+
+@triton.jit
+def nested_if_else_return_kernel(Cond1, Cond2, Cond3, Val1, Val2, Val3, Out):
+    val = 0
+    if tl.load(Cond1):
+        if tl.load(Cond2):
+            val = tl.load(Val1)
+        else:
+            return
+    else:
+        if tl.load(Cond3):
+            val = tl.load(Val2)
+        else:
+            val = tl.load(Val3)
+    tl.store(Out, val)
+
+
+@pytest.mark.parametrize("c1, c2, c3, expected", [(True, True, True, 1), (True, False, True, -1),
+                                                  (False, True, True, 2), (False, True, False, 3)])
+def test_nested_if_else_return(c1, c2, c3, expected):
+    flags = [np.array([c], np.int32) for c in (c1, c2, c3)]
+    values = [np.array([v], np.int32) for v in (1, 2, 3)]
+    out = np.array([-1], np.int32)
+    nested_if_else_return_kernel[(1,)](*flags, *values, out)
+    assert out[0] == expected
+
+
+@triton.jit
+def while_kernel(InitI, Bound, CutOff, OutI, OutInitI, OutJ):
+    init_i = tl.load(InitI)
+    curr_i = init_i
+    j = 0
+    # Check that init_i is not updated by the loop
+    while j < tl.load(Bound):
+        curr_i = curr_i + (j == tl.load(CutOff))
+        j += 1
+        tl.store(OutInitI, init_i)
+    tl.store(OutI, curr_i)
+    tl.store(OutJ, j)
+
+
+def test_while():
+    init_i, bound, cut_off = (np.array([v], np.int32) for v in (1, 10, 5))
+    out_i, out_init, out_j = (np.zeros(1, np.int32) for _ in range(3))
+    while_kernel[(1,)](init_i, bound, cut_off, out_i, out_init, out_j)
+    assert (out_init[0], out_i[0], out_j[0]) == (1, 2, 10)
+
+
+@triton.jit
+def for_iv_kernel(Out, lo, hi, step):
+    acc = tl.zeros((), dtype=tl.int64)
+    for i in range(lo, hi, step):
+        acc += i
+    tl.store(Out, acc)
+
+
+@pytest.mark.parametrize("lo, hi, step", [(0, 10, 1), (-5, 30, 7), (20, -7, -3), (5, 5, 1), (2**31 - 10, 2**31 - 1, 4)])
+def test_for_induction_variable(lo, hi, step):
+    out = np.zeros(1, np.int64)
+    for_iv_kernel[(1,)](out, lo, hi, step)
+    assert out[0] == sum(range(lo, hi, step))
+
+
+# --------------------------------------------------------------------- cumsum: stream compaction
+
+@triton.jit
+def compact_kernel(X, Out, Count, n, threshold, BLOCK: tl.constexpr):
+    """Copy the elements above `threshold` to the front of Out, in order (one program)."""
+    base = 0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n, other=threshold)
+        keep = x > threshold
+        position = base + tl.cumsum(keep.to(tl.int32), axis=0) - 1
+        tl.store(Out + position, x, mask=keep)
+        base += tl.sum(keep.to(tl.int32), axis=0)
+    tl.store(Count, base)
+
+
+def test_stream_compaction():
+    x = np.random.default_rng(9).standard_normal(300).astype(np.float32)
+    out = np.full(300, np.nan, np.float32)
+    count = np.zeros(1, np.int32)
+    compact_kernel[(1,)](x, out, count, 300, 0.5, BLOCK=64)
+    kept = x[x > 0.5]
+    assert count[0] == kept.size
+    np.testing.assert_array_equal(out[:kept.size], kept)
+    assert np.isnan(out[kept.size:]).all()
+
+
+# ------------------------------------------------------------------- a grouped, swizzled matmul
+
+@triton.jit
+def swizzled_matmul_kernel(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                           BLOCK_K: tl.constexpr, GROUP: tl.constexpr):
+    pid_m, pid_n = tl.swizzle2d(tl.program_id(0), tl.program_id(1), tl.num_programs(0), tl.num_programs(1),
+                                GROUP)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, num_stages=2):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                    other=0.0)
+        b = tl.load(B + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                    other=0.0)
+        acc += tl.dot(a, b, allow_tf32=False)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_swizzled_matmul():
+    rng = np.random.default_rng(11)
+    M, N, K = 70, 50, 40
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = np.full((M, N), np.nan, np.float32)
+    swizzled_matmul_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](a, b, c, M, N, K, BLOCK_M=16, BLOCK_N=16,
+                                                                    BLOCK_K=16, GROUP=2)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
