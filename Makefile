@@ -4,8 +4,12 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# The stamp's name carries a hash of pyproject.toml, so a change to the dependencies reinstalls.
+# The stamp's name carries a checksum of pyproject.toml, so a change to the dependencies reinstalls.
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+# $(call apt_install,package): install a Debian package quietly, refreshing the package lists if needed.
+apt_install = (apt-get install -y -qq $(1) || (apt-get update -qq && apt-get install -y -qq $(1))) >/dev/null 2>&1
+can_apt := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
 
 .PHONY: demo test docs serve figures gpu-check setup graphviz clean
 
@@ -33,7 +37,16 @@ setup: $(STAMP) graphviz
 
 $(STAMP): pyproject.toml
 	@echo "setting up $(VENV) (first run only; takes a minute or two)"
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+	  rm -rf $(VENV); \
+	  $(PYTHON) -m venv $(VENV) >/dev/null 2>&1 || { \
+	    if $(can_apt); then \
+	      echo "installing Python's venv module with apt-get"; $(call apt_install,python3-venv); \
+	      rm -rf $(VENV); $(PYTHON) -m venv $(VENV); \
+	    else \
+	      echo "$(PYTHON) -m venv failed: install Python's venv module (e.g. sudo apt-get install python3-venv)"; \
+	      exit 1; \
+	    fi; }; }
 	@rm -f $(VENV)/.installed-*
 	@$(BIN)/python -m pip install --disable-pip-version-check -e '.[dev]' > $(VENV)/install.log 2>&1 \
 	  || { cat $(VENV)/install.log; echo "pip install failed (the log is in $(VENV)/install.log)"; exit 1; }
@@ -42,10 +55,9 @@ $(STAMP): pyproject.toml
 # Graphviz's `dot` draws the book's figures (scripts/figures.py).
 graphviz:
 	@command -v dot >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  if $(can_apt); then \
 	    echo "installing Graphviz (dot) with apt-get"; \
-	    (apt-get install -y -qq graphviz || (apt-get update -qq && apt-get install -y -qq graphviz)) \
-	      >/dev/null 2>&1 || echo "could not install Graphviz; the figures cannot be redrawn (the rest works)"; \
+	    $(call apt_install,graphviz) || echo "could not install Graphviz; the figures cannot be redrawn (the rest works)"; \
 	  else \
 	    echo "Graphviz's dot is missing: install it (sudo apt-get install graphviz, or brew install graphviz)"; \
 	    echo "to redraw the figures; everything else works without it"; \

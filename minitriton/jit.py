@@ -14,6 +14,8 @@ import inspect
 import os
 from typing import Any, Callable
 
+import numpy as np
+
 from . import ir
 from .errors import CompilationError, LaunchError
 
@@ -36,7 +38,6 @@ def array_dtype(x) -> ir.DType | None:
         return _TORCH_DTYPES[str(torch_dtype)]
     interface = getattr(x, "__cuda_array_interface__", None) or getattr(x, "__array_interface__", None)
     if interface is not None:
-        import numpy as np
         return ir.dtype_from_numpy(np.dtype(interface["typestr"]))
     return None
 
@@ -51,6 +52,8 @@ def array_address(x) -> int:
 # --8<-- [start:specialize]
 def specialize(name: str, value) -> tuple:
     """The facts about one runtime argument that the compiled code may depend on (the cache key)."""
+    if isinstance(value, np.generic):  # np.int64(5), np.float32(0.5): a number, not an array
+        value = value.item()
     if isinstance(value, bool):
         return ("i1",)
     if isinstance(value, int):
@@ -79,6 +82,8 @@ def launch_key(value):
         return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63)
     if cls is float or cls is bool or value is None:
         return cls
+    if isinstance(value, np.generic):
+        return launch_key(value.item())
     address = getattr(value, "data_ptr", None)
     if address is not None:  # a torch tensor: its device is checked when the key is first seen
         return (value.dtype, address() & 15 == 0, value.get_device())

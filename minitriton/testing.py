@@ -89,9 +89,6 @@ class HostClock:
     """The host's clock, for functions that finish before they return: kernels running in the
     numpy interpreter (MINITRITON_INTERPRET=1). There is no cache of ours to flush."""
 
-    def __init__(self):
-        self.events = []
-
     def event(self) -> list:
         return [0.0]
 
@@ -173,7 +170,7 @@ def _gpu_clock() -> CudaClock:
 
 def run_counts(estimate_ms: float, warmup: float, rep: float) -> tuple[int, int]:
     """How many warm-up and timed runs fill `warmup` and `rep` ms, for a run of `estimate_ms`."""
-    estimate_ms = max(estimate_ms, 1e-6)  # a clock too coarse to see the run: as many as allowed
+    estimate_ms = max(estimate_ms, 1e-6)  # a run too short for the clock to see counts as 1 ns
     return max(1, int(warmup / estimate_ms)), max(1, int(rep / estimate_ms))
 
 

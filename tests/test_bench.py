@@ -286,8 +286,7 @@ def _fake_measurements():
 def test_tables_of_a_sweep():
     (title, header, rows), = bench.tables("vector_add", _fake_measurements(), GPU)
     assert GPU in title and "GB/s" in title and "higher is better" in title
-    assert header == ["n", "minitriton", "triton", "torch", "copy (torch copy_)",
-                      "vs triton", "vs torch", "vs copy (torch copy_)"]
+    assert header == ["n", "minitriton", "triton", "torch", "copy", "vs triton", "vs torch", "vs copy"]
     assert rows[0] == ["2^24", 2910.0, 3000.0, 2900.0, 3100.0, "97%", "100%", "94%"]
     assert rows[1] == ["2^28", "WRONG", 3050.0, None, None, "-", "-", "-"]
     assert "WRONG" in testing.format_table(header, rows)
@@ -374,6 +373,24 @@ def test_a_lost_context_stops_the_run(monkeypatch):
         session.measure(point, "x", lambda: broken(), lambda: (), lambda: None, 1)
 
 
+def test_compile_child_environment(monkeypatch, tmp_path):
+    """The child gets the cache directory for both compilers, the disk cache on, no interpreter,
+    and this checkout on its path; its marked line is found among other output."""
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    child = ("import os, sys, json, minitriton; e = os.environ; print('a warning'); "
+             f"print({bench.CHILD_MARK!r} + json.dumps({{"
+             "'cache': float(e['MINITRITON_CACHE_DIR'] == e['TRITON_CACHE_DIR'] == sys.argv[2]), "
+             "'on': float(e['MINITRITON_CACHE'] == '1' and 'MINITRITON_INTERPRET' not in e), "
+             "'arguments': float(len(sys.argv))}))")
+    monkeypatch.setattr(bench, "CHILD_COMMAND", child)
+    assert bench.run_child("minitriton", str(tmp_path), [str(tmp_path)]) == \
+        {"cache": 1.0, "on": 1.0, "arguments": 3.0}
+    monkeypatch.setattr(bench, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
+    with pytest.raises(RuntimeError, match="exit 1.*no GPU in the child"):
+        bench.run_child("triton", str(tmp_path), ["matmul"])
+
+
 def test_parse_child_output():
     text = f"some warning\n{bench.CHILD_MARK}{{\"matmul\": 812.5}}\ntrailing\n"
     assert bench.parse_child_output(text) == {"matmul": 812.5}
@@ -383,13 +400,13 @@ def test_parse_child_output():
 # ----------------------------------------------------------------------------- the command
 
 def test_bench_without_a_gpu_exits_2_with_one_line():
+    from minitriton import driver
+    if driver.is_available():
+        pytest.skip("a GPU is here: bench would run for real")
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("MINITRITON_INTERPRET", None)
     done = subprocess.run([sys.executable, "-m", "minitriton", "bench", "--quick", "vector_add"], cwd=ROOT,
                           env=environment, capture_output=True, text=True, timeout=120)
-    from minitriton import driver
-    if driver.is_available():
-        pytest.skip("a GPU is here: bench runs for real")
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("error: ")
@@ -413,3 +430,33 @@ def test_bench_rejects_an_unknown_benchmark(capsys):
         bench.main(["vector-add"])
     assert exit.value.code == 2
     assert "unknown benchmark 'vector-add'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- on a GPU
+
+@pytest.mark.gpu
+def test_do_bench_on_the_gpu(monkeypatch):
+    """CUDA events and the L2 flush, around a kernel on DeviceArrays (no torch needed)."""
+    from minitriton.driver import DeviceArray
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    n = (1 << 22) + 5
+    rng = np.random.default_rng(6)
+    x_host, y_host = rng.random(n, np.float32), rng.random(n, np.float32)
+    x, y = DeviceArray.from_numpy(x_host), DeviceArray.from_numpy(y_host)
+    out = DeviceArray.from_numpy(np.full(n, np.nan, np.float32))
+    add = lambda: tutorials.add_kernel[(minitriton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+    median = testing.do_bench(add, warmup=5, rep=20, return_mode="median")
+    times = testing.do_bench(add, warmup=5, rep=20, return_mode="all")
+    assert 0 < median < 100 and len(times) >= 1 and all(t > 0 for t in times)
+    np.testing.assert_array_equal(out.numpy(), x_host + y_host)
+
+
+@pytest.mark.gpu
+def test_bench_launch_on_the_gpu(tmp_path, capsys):
+    pytest.importorskip("torch", reason="bench needs torch for its references and baselines")
+    assert bench.main(["--quick", "launch", "--out", str(tmp_path)]) == 0
+    rows = list(csv.DictReader((tmp_path / "launch.csv").open()))
+    assert {r["implementation"] for r in rows} >= {bench.MINITRITON, bench.TORCH}
+    assert all(r["status"] == "ok" and float(r["value"]) > 0 for r in rows)
+    out = capsys.readouterr().out
+    assert rows[0]["gpu"] in out and "host time per launch" in out

@@ -376,3 +376,13 @@ def test_dependency_sources_lists_helpers_once():
     assert sum("def leaf" in s for s in sources) == 1
     assert sum("def middle" in s for s in sources) == 1
     assert sources[0].lstrip().startswith("@triton.jit\n    def top") or "def top" in sources[0]
+
+
+def test_numpy_scalars_are_numbers():
+    """np.int64 from numpy arithmetic and np.float32 constants are passed as numbers, not arrays."""
+    x = np.arange(10, dtype=np.float32)
+    for n, factor in [(np.int64(10), np.float32(2.0)), (np.int32(10), np.float64(2.0)), (10, 2.0)]:
+        out = np.full(10, np.nan, np.float32)
+        scale_kernel[(1,)](x, out, n, factor, BLOCK=16)
+        np.testing.assert_array_equal(out, 2 * x)
+    assert len(scale_kernel.cache) >= 1

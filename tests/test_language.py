@@ -25,7 +25,6 @@ INTS = [np.int8, np.int16, np.int32, np.int64]
 UINTS = [np.uint8, np.uint16, np.uint32, np.uint64]
 FLOATS = [np.float16, np.float32, np.float64]
 ALL = INTS + UINTS + FLOATS
-DTYPE_NAMES = {np.dtype(d): d.__name__ for d in ALL}
 TL = {np.dtype(np.int8): tl.int8, np.dtype(np.int16): tl.int16, np.dtype(np.int32): tl.int32,
       np.dtype(np.int64): tl.int64, np.dtype(np.uint8): tl.uint8, np.dtype(np.uint16): tl.uint16,
       np.dtype(np.uint32): tl.uint32, np.dtype(np.uint64): tl.uint64, np.dtype(np.float16): tl.float16,
@@ -752,9 +751,10 @@ def test_cdiv():
 def static_range_kernel(out_ptr, N: tl.constexpr):
     acc = tl.zeros((4,), tl.int32)
     for i in tl.static_range(N):
-        acc += tl.arange(0, 4) * i  # i is a constexpr: each copy of the body is specialized
+        tl.static_assert(i < N)  # i is a constexpr: each copy of the body is specialized
+        acc += tl.arange(0, 4) * i
         if i == 2:
-            acc += 1000
+            acc += tl.full((4,), 1000, tl.int32) + tl.zeros((2 ** i,), tl.int32)  # i can even shape a tile
     for j in tl.static_range(1, 8, 3):
         tl.store(out_ptr + 4 + j // 3, j)
     tl.store(out_ptr + tl.arange(0, 4), acc)

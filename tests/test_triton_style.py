@@ -171,7 +171,7 @@ def attention_kernel(Q, K, V, Out, seq_len, sm_scale, stride_s, HEAD: tl.constex
     offs_d = tl.arange(0, HEAD)
     q = tl.load(Q + offs_m[:, None] * stride_s + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0)
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504  # exp(x) = exp2(x * log2(e))
     hi = tl.minimum((start_m + 1) * BLOCK_M, seq_len) if CAUSAL else seq_len
@@ -192,7 +192,7 @@ def attention_kernel(Q, K, V, Out, seq_len, sm_scale, stride_s, HEAD: tl.constex
         v = tl.load(V + cols[:, None] * stride_s + offs_d[None, :], mask=cols[:, None] < seq_len, other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_ij
-    acc = acc / (l_i - 1.0)[:, None]  # l_i started at 1 so that an empty row does not divide by 0
+    acc = acc / l_i[:, None]  # every row sees at least one key (its own, when causal)
     tl.store(Out + offs_m[:, None] * stride_s + offs_d[None, :], acc.to(Out.dtype.element_ty),
              mask=offs_m[:, None] < seq_len)
 

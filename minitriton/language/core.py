@@ -284,6 +284,13 @@ def where(condition, x, y) -> tensor:
     return tensor(semantic.where(_operand(condition), _operand(x), _operand(y)))
 
 
+class PropagateNan:
+    """Accepted for Triton's signatures; minimum and maximum always propagate NaN here (as numpy)."""
+
+    NONE = 0
+    ALL = 0xFFFF
+
+
 @builtin
 def minimum(x, y, propagate_nan=None) -> tensor:
     return tensor(semantic.minmax("minimum", _operand(x), _operand(y)))
@@ -571,6 +578,12 @@ def device_assert(cond, msg="", mask=None) -> None:
 @builtin
 def debug_barrier() -> None:
     semantic.builder().create("barrier", [])
+
+
+@builtin
+def assume(cond) -> None:
+    """A promise that `cond` holds (Triton uses it for optimization); nothing is checked or emitted."""
+    _operand(cond)
 
 
 class static_range:

@@ -1,0 +1,219 @@
+"""The CUDA backend end to end, without a GPU: every stage's text, the disk cache, resource limits.
+
+Kernels are compiled for a named target (`warmup(..., target="sm_90")`), which runs the whole
+pipeline down to ptxas; numpy arrays stand in for device arrays. GPU runs are in test_gpu.py.
+"""
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import cache
+from minitriton.codegen import ptx
+from minitriton.errors import OutOfResources
+from minitriton.examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
+
+needs_ptxas = pytest.mark.skipif(ptx.ptxas_path() is None, reason="ptxas is not installed here")
+
+
+def aligned(n, dtype=np.float32):
+    """A 1-D array whose data starts on a 16-byte boundary (so the 'divisible by 16' key holds)."""
+    raw = np.zeros(n * np.dtype(dtype).itemsize + 16, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    return raw[start:start + n * np.dtype(dtype).itemsize].view(dtype)
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_every_stage_is_kept(fresh_cache):
+    x = aligned(4096)
+    kernel = add_kernel.warmup(x, x, x, 4096, BLOCK_SIZE=1024, grid=(4,), target="sm_90")
+    assert set(kernel.asm) >= {"ttir", "layout", "llir", "ptx"}
+    assert "func @add_kernel" in kernel.asm["ttir"] and "#blocked" in kernel.asm["layout"]
+    assert "ptx_kernel" in kernel.asm["llir"] and ".visible .entry add_kernel" in kernel.asm["ptx"]
+    assert ".target sm_90" in kernel.asm["ptx"]
+    if ptx.ptxas_path():
+        assert kernel.asm["cubin"][:4] == b"\x7fELF"
+        assert kernel.metadata["registers"] > 0
+
+
+def test_dump_prints_the_named_stages(fresh_cache, monkeypatch, capsys):
+    monkeypatch.setenv("MINITRITON_DUMP", "ttir,ptx")
+    x = aligned(256)
+    add_kernel.warmup(x, x, x, 256, BLOCK_SIZE=256, grid=(1,), target="sm_80")
+    err = capsys.readouterr().err
+    assert "add_kernel: ttir" in err and "add_kernel: ptx" in err and "add_kernel: llir" not in err
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_tutorial_kernels_assemble(arch, fresh_cache):
+    x2 = np.zeros((64, 64), np.float32)
+    k = softmax_kernel.warmup(x2, x2, 64, 64, 64, 64, BLOCK_SIZE=64, num_stages=2, grid=(1,), target=arch)
+    assert k.asm["cubin"]
+    a = np.zeros((128, 128), np.float16)
+    k = matmul_kernel.warmup(a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                             BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_stages=3, grid=(4,), target=arch)
+    text = k.asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16" in text and "ldmatrix" in text and "cp.async" in text
+
+
+def test_pipelining_follows_num_stages(fresh_cache):
+    a = aligned(128 * 128, np.float16).reshape(128, 128)
+    compile_ = lambda stages: matmul_kernel.warmup(
+        a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32,
+        GROUP_SIZE_M=8, ACTIVATION="", num_stages=stages, grid=(4,), target="sm_90")
+    one, three = compile_(1), compile_(3)
+    assert "cp.async" not in one.asm["ptx"] and "cp.async.wait_group 1" in three.asm["ptx"]
+    assert three.metadata["shared_bytes"] > one.metadata["shared_bytes"]
+
+
+def test_aligned_pointers_give_vector_loads(fresh_cache):
+    x = aligned(4097)
+    vector = add_kernel.warmup(x, x, x, 4096, BLOCK_SIZE=1024, grid=(4,), target="sm_90").asm["ptx"]
+    scalar = add_kernel.warmup(x[1:], x, x, 4096, BLOCK_SIZE=1024, grid=(4,), target="sm_90").asm["ptx"]
+    assert "ld.global.v4.b32" in vector
+    assert scalar.count("ld.global.b32") > 0
+
+
+# -- the disk cache ----------------------------------------------------------------------------------
+
+HELPER_SOURCE = '''
+import minitriton as triton
+import minitriton.language as tl
+
+@triton.jit
+def helper(x):
+    return x * {factor}
+
+@triton.jit
+def kernel(x_ptr, out_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, helper(tl.load(x_ptr + offs)))
+'''
+
+
+def _compile_in_new_process(module_dir, cache_dir) -> str:
+    """Compile `kernel` of module_dir/kernels.py in a new process; print whether it was compiled."""
+    script = textwrap.dedent(f"""
+        import sys, numpy as np
+        sys.path.insert(0, {str(module_dir)!r})
+        import minitriton.codegen.backend as backend
+        from minitriton import cache
+        calls = []
+        original = cache.get_or_compile
+        def counting(key, fn, *a, **k):
+            def build():
+                calls.append(key)
+                return fn()
+            return original(key, build, *a, **k)
+        cache.get_or_compile = counting
+        import kernels
+        x = np.zeros(16, np.float32)
+        k = kernels.kernel.warmup(x, x, grid=(1,), target="sm_90")
+        print("compiled" if calls else "cached", len(k.asm["ptx"]) > 0)
+    """)
+    env = dict(os.environ, MINITRITON_CACHE_DIR=str(cache_dir), PYTHONPATH=os.getcwd())
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_disk_cache_hits_and_editing_a_helper_recompiles(tmp_path):
+    (tmp_path / "kernels.py").write_text(HELPER_SOURCE.format(factor=2))
+    cache_dir = tmp_path / "cache"
+    assert _compile_in_new_process(tmp_path, cache_dir) == "compiled True"
+    assert _compile_in_new_process(tmp_path, cache_dir) == "cached True"
+    (tmp_path / "kernels.py").write_text(HELPER_SOURCE.format(factor=3))  # only the called helper changes
+    assert _compile_in_new_process(tmp_path, cache_dir) == "compiled True"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble", "delete_manifest"])
+def test_a_broken_entry_is_recompiled(tmp_path, damage):
+    (tmp_path / "kernels.py").write_text(HELPER_SOURCE.format(factor=2))
+    cache_dir = tmp_path / "cache"
+    assert _compile_in_new_process(tmp_path, cache_dir) == "compiled True"
+    entry = next(p for p in cache_dir.rglob("manifest.json")).parent
+    ptx_file = next(p for p in entry.iterdir() if p.name.startswith("ptx"))
+    if damage == "truncate":
+        ptx_file.write_bytes(ptx_file.read_bytes()[:100])
+    elif damage == "garble":
+        data = bytearray(ptx_file.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        ptx_file.write_bytes(bytes(data))
+    else:
+        (entry / "manifest.json").unlink()
+    assert _compile_in_new_process(tmp_path, cache_dir) == "compiled True"
+    assert _compile_in_new_process(tmp_path, cache_dir) == "cached True"
+
+
+def _compile_worker(args):
+    module_dir, cache_dir = args
+    return _compile_in_new_process(module_dir, cache_dir)
+
+
+def test_eight_processes_compile_the_same_kernel_at_once(tmp_path):
+    (tmp_path / "kernels.py").write_text(HELPER_SOURCE.format(factor=5))
+    cache_dir = tmp_path / "cache"
+    with multiprocessing.get_context("spawn").Pool(8) as pool:
+        results = pool.map(_compile_worker, [(tmp_path, cache_dir)] * 8)
+    assert all(r.endswith("True") for r in results), results
+    manifests = list(cache_dir.rglob("manifest.json"))
+    assert len(manifests) == 1
+    assert cache.FileCache(cache_dir).get(manifests[0].parent.name) is not None
+    assert _compile_in_new_process(tmp_path, cache_dir) == "cached True"
+
+
+def test_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    x = aligned(256)
+    add_kernel.warmup(x, x, x, 256, BLOCK_SIZE=256, grid=(1,), target="sm_80")
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("manifest.json"))
+
+
+# -- resources ------------------------------------------------------------------------------------------
+
+@triton.jit
+def big_reduce_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs[:, None] * BLOCK + offs[None, :])
+    tl.store(out_ptr + offs[:, None] * BLOCK + offs[None, :], tl.trans(x))
+
+
+def test_shared_memory_past_the_device_limit_is_a_clear_error(fresh_cache):
+    from minitriton.passes.shared import Buffer, allocate
+    buffers = [Buffer(None, 64 * 1024, 0, 3), Buffer(None, 64 * 1024, 2, 5), Buffer(None, 32 * 1024, 6, 7)]
+    assert allocate(buffers) == 128 * 1024
+    assert buffers[2].offset == 0  # not live with the others: shares their space
+    x = np.zeros(512 * 512, np.float32)
+    kernel = big_reduce_kernel.warmup(x, x, BLOCK=512, grid=(1,), target="sm_90", num_warps=8)
+    needed = kernel.metadata["shared_bytes"]
+    assert needed >= 512 * 512 * 4  # the transpose goes through shared memory
+    from minitriton.passes.shared import assign_shared
+    with pytest.raises(OutOfResources, match="shared memory needs"):
+        fn = _layout_ir(big_reduce_kernel, x, 512)
+        assign_shared(fn, limit=227 * 1024)
+
+
+def _layout_ir(kernel, x, block):
+    from minitriton.compiler import Options
+    from minitriton.frontend import generate
+    from minitriton.jit import arg_spec, specialize
+    from minitriton.passes.coalesce import coalesce
+    from minitriton.passes.layout import assign_layouts
+    from minitriton.passes.simplify import simplify
+    specs = {"x_ptr": arg_spec(specialize("x_ptr", x)), "out_ptr": arg_spec(specialize("out_ptr", x))}
+    fn = simplify(generate(kernel, specs, {"BLOCK": block}))
+    assign_layouts(fn, Options(num_warps=8).num_warps, coalesce(fn, 8))
+    return fn
