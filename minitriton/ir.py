@@ -248,7 +248,7 @@ def _same_shape(name: str, *values: Value) -> None:
 
 def _same_type(name: str, *values: Value) -> None:
     types = {v.type for v in values}
-    _check(len(types) == 1, name, f"operands must have one type, got {', '.join(map(str, types))}")
+    _check(len(types) == 1, name, f"operands must have one type, got {', '.join(sorted(map(str, types)))}")
 
 
 def _elementwise(kinds: tuple[str, ...]) -> Callable:

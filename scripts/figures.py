@@ -66,7 +66,10 @@ def cuda_stages() -> list[str]:
     modules = imported_modules(tree, path.parent)
     backend = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "CUDABackend")
     methods = {n.name: n for n in backend.body if isinstance(n, ast.FunctionDef)}
-    build = next(n for n in ast.walk(methods["compile"]) if isinstance(n, ast.FunctionDef) and n.name == "build")
+    build = next((n for n in ast.walk(methods["compile"]) if isinstance(n, ast.FunctionDef) and n.name == "build"),
+                 None)
+    assert build is not None and "launcher" in methods, \
+        "the pipeline figure reads CUDABackend.compile's build() and CUDABackend.launcher: update cuda_stages()"
     stages = []
     for function in (build, methods["launcher"]):
         calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)),

@@ -52,8 +52,8 @@ def test_matmul_configs_default_then_the_tutorials(monkeypatch):
     configs = bench.matmul_configs()
     assert [bench.config_label(c) for c in configs] == ["128x128x32 w8 s3", "64x64x32 w4 s3"]
     assert all(c["GROUP_SIZE_M"] == 8 for c in configs)
-    config = SimpleNamespace(kwargs={"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
-                                     "GROUP_SIZE_M": 8}, num_warps=4, num_stages=4)
+    config = minitriton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+                               num_warps=4, num_stages=4)
     monkeypatch.setattr(tutorials, "MATMUL_CONFIGS", [config, {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 16,
                                                                 "BLOCK_SIZE_K": 16, "GROUP_SIZE_M": 1}],
                         raising=False)

@@ -472,23 +472,25 @@ def test_argmax_first_index_among_ties():
 # ------------------------------------------------------------------------------------------ scans
 
 @triton.jit
-def cumsum_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr,
-                  REVERSE: tl.constexpr):
+def cumsum_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    """Running sums along each axis, forward and reversed: four (M, N) results."""
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(x_ptr + offs)
-    tl.store(out_ptr + offs, tl.cumsum(x, axis=AXIS, reverse=REVERSE))
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0))
+    tl.store(out_ptr + M * N + offs, tl.cumsum(x, axis=1))
+    tl.store(out_ptr + 2 * M * N + offs, tl.cumsum(x, axis=0, reverse=True))
+    tl.store(out_ptr + 3 * M * N + offs, x.cumsum(1, reverse=True))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.float32])
-@pytest.mark.parametrize("axis", [0, 1])
-@pytest.mark.parametrize("reverse", [False, True])
-def test_cumsum(dtype, axis, reverse):
+def test_cumsum(dtype):
     x = random_array(np.random.default_rng(8), dtype, 4 * 8, 0, 30).reshape(4, 8)
-    out = np.zeros((4, 8), _sum_dtype(dtype))
-    cumsum_kernel[(1,)](x, out, M=4, N=8, AXIS=axis, REVERSE=reverse)
+    out = np.zeros((4, 4, 8), _sum_dtype(dtype))
+    cumsum_kernel[(1,)](x, out, M=4, N=8)
     wide = x.astype(_sum_dtype(dtype))
-    expected = np.flip(np.cumsum(np.flip(wide, axis), axis=axis), axis) if reverse else np.cumsum(wide, axis)
-    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    reverse = lambda axis: np.flip(np.cumsum(np.flip(wide, axis), axis), axis)
+    for k, expected in enumerate([np.cumsum(wide, 0), np.cumsum(wide, 1), reverse(0), reverse(1)]):
+        np.testing.assert_allclose(out[k], expected, rtol=1e-6)
 
 
 @triton.jit
@@ -511,31 +513,30 @@ def test_cumsum_1d_masked_and_cumprod():
 
 @triton.jit
 def dot_kernel(a_ptr, b_ptr, c_ptr, acc_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
-               WITH_ACC: tl.constexpr, PRECISION: tl.constexpr):
+               PRECISION: tl.constexpr):
+    """a @ b, then acc + a @ b, into two (M, N) results."""
     rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
     a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    if WITH_ACC:
-        acc = tl.load(acc_ptr + rm[:, None] * N + rn[None, :])
-        c = tl.dot(a, b, acc, input_precision=PRECISION)
-    else:
-        c = tl.dot(a, b, input_precision=PRECISION)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+    out = c_ptr + rm[:, None] * N + rn[None, :]
+    tl.store(out, tl.dot(a, b, input_precision=PRECISION))
+    acc = tl.load(acc_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out + M * N, tl.dot(a, b, acc, input_precision=PRECISION))
 
 
 @pytest.mark.parametrize("dtype, precision", [(np.float16, None), (np.float32, "ieee"),
                                               (np.float32, "tf32"), (np.float64, "ieee"), (np.int8, None)])
-@pytest.mark.parametrize("with_acc", [False, True])
-def test_dot(dtype, precision, with_acc):
+def test_dot(dtype, precision):
     rng = np.random.default_rng(9)
     M, N, K = 16, 32, 64
     a, b = random_array(rng, dtype, M * K, -3, 3).reshape(M, K), random_array(rng, dtype, K * N, -3, 3).reshape(K, N)
     out_dtype = np.int32 if dtype == np.int8 else (np.float64 if dtype == np.float64 else np.float32)
     acc = random_array(rng, out_dtype, M * N, -3, 3).reshape(M, N)
-    c = np.full((M, N), -1, out_dtype)
-    dot_kernel[(1,)](a, b, c, acc, M=M, N=N, K=K, WITH_ACC=with_acc, PRECISION=precision)
-    expected = a.astype(np.float64) @ b.astype(np.float64) + (acc if with_acc else 0)
-    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-4)
+    c = np.full((2, M, N), -1, out_dtype)
+    dot_kernel[(1,)](a, b, c, acc, M=M, N=N, K=K, PRECISION=precision)
+    product = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c[0], product, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(c[1], product + acc, rtol=1e-5, atol=1e-4)
 
 
 @triton.jit

@@ -332,7 +332,7 @@ def load(ptr: Value, mask=None, other=None) -> Value:
     ptr, mask = broadcast_to(ptr, shape), broadcast_to(mask, shape)
     if other is None:
         return emit("load", [ptr, mask])
-    other = weak_to(other, pointee, "load") if isinstance(other, Weak) else cast(other, pointee)
+    other = constant(other.value, pointee) if isinstance(other, Weak) else cast(other, pointee)
     return emit("load", [ptr, mask, broadcast_to(other, shape)])
 
 

@@ -24,8 +24,16 @@ def simplify(fn: ir.Function) -> ir.Function:
 
 
 def _key(op: ir.Op) -> tuple:
-    attrs = tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in op.attrs.items()))
+    """Two ops with equal keys compute the same value. Floats are keyed by their bits: 0.0 == -0.0
+    in Python, but they are different constants."""
+    attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
     return (op.name, tuple(id(v) for v in op.operands), attrs, tuple(r.type for r in op.results))
+
+
+def _attr_key(value):
+    if isinstance(value, float):
+        return ("float", value.hex())
+    return tuple(value) if isinstance(value, list) else value
 
 
 # --8<-- [start:peepholes]
