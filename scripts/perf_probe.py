@@ -41,15 +41,17 @@ for size in (4096,):
     a = torch.randn(size, size, device="cuda", dtype=torch.float16)
     b = torch.randn(size, size, device="cuda", dtype=torch.float16)
     c = torch.empty(size, size, device="cuda", dtype=torch.float16)
-    for bm, bn, bk, w in ((128, 128, 32, 8), (64, 64, 32, 4)):
+    for bm, bn, bk, w, st in ((128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (128, 128, 64, 8, 4), (128, 256, 64, 8, 3),
+                              (128, 128, 32, 4, 4), (64, 128, 64, 4, 4)):
         grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
         t = time.time()
         f = lambda: matmul_kernel[grid](a, b, c, size, size, size, size, 1, size, 1, size, 1, BLOCK_SIZE_M=bm,
-                                        BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="", num_warps=w)
+                                        BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="", num_warps=w,
+                                        num_stages=st)
         f(); torch.cuda.synchronize()
         compile_s = time.time() - t
         ms = bench(f, 10)
-        print(f"matmul fp16 {size} {bm}x{bn}x{bk} w{w}: {2 * size**3 / ms / 1e9:.1f} TFLOP/s (compile {compile_s:.1f}s)")
+        print(f"matmul fp16 {size} {bm}x{bn}x{bk} w{w} s{st}: {2 * size**3 / ms / 1e9:.1f} TFLOP/s (compile {compile_s:.1f}s)")
     ms = bench(lambda: torch.matmul(a, b), 10)
     print(f"cublas fp16 {size}: {2 * size**3 / ms / 1e9:.1f} TFLOP/s")
 small = torch.rand(1024, device="cuda")

@@ -63,6 +63,18 @@ def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> Distribu
 
 
 # --8<-- [start:mma]
+def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
+    """How warps tile an (m, n) accumulator: double along whichever side leaves each warp the
+    squarer share (Triton's rule), so the A and B fragments each warp reads stay balanced."""
+    warps = [1, 1]
+    while warps[0] * warps[1] < num_warps:
+        if m // 16 // warps[0] >= n // 16 // warps[1] and warps[0] < m // 16:
+            warps[0] *= 2
+        else:
+            warps[1] *= 2
+    return warps[0], warps[1]
+
+
 def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int):
     """Tensor-core layouts for `dot` (mma.sync m16n8k16) when the types and shape allow, else None."""
     if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32:
@@ -70,12 +82,9 @@ def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int):
     m, n = acc.shape
     if m % 16 or n % 8 or a.shape[1] % 16:
         return None
-    warps_m = min(num_warps, max(1, m // 16))
-    warps_n = max(1, num_warps // warps_m)
-    while warps_n > 1 and n < warps_n * 8:
-        warps_n //= 2
-    if warps_m * warps_n != num_warps:
-        return None
+    warps_m, warps_n = mma_warps(m, n, num_warps)
+    if m < 16 * warps_m or n < 8 * warps_n:
+        return None  # warps would hold copies of each other's tiles: use the FMA path
     mma = MmaLayout((warps_m, warps_n))
     return DotOperandLayout(0, mma, 2), DotOperandLayout(1, mma, 2), mma
 # --8<-- [end:mma]
