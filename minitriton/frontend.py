@@ -616,7 +616,15 @@ class CodeGenerator(ast.NodeVisitor):
                 args.extend(value)
             else:
                 args.append(self.visit(a))
-        kwargs = {k.arg: self.visit(k.value) for k in node.keywords if k.arg is not None}
+        kwargs = {}
+        for k in node.keywords:
+            value = self.visit(k.value)
+            if k.arg is not None:
+                kwargs[k.arg] = value
+            elif isinstance(value, dict):  # f(**options), options a dict built at compile time
+                kwargs.update(value)
+            else:
+                raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
         from .jit import JITFunction  # the JIT imports this module
 
         if isinstance(fn, JITFunction):

@@ -85,8 +85,9 @@ def launch_key(value):
     if isinstance(value, np.generic):
         return launch_key(value.item())
     address = getattr(value, "data_ptr", None)
-    if address is not None:  # a torch tensor: its device is checked when the key is first seen
-        return (value.dtype, address() & 15 == 0, value.get_device())
+    if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
+        device = getattr(value, "get_device", None)
+        return (value.dtype, address() & 15 == 0, device() if device is not None else None)
     # numpy, CuPy: by dtype and alignment, never by contents
     interface = getattr(value, "__array_interface__", None) or getattr(value, "__cuda_array_interface__", None)
     if interface is not None:

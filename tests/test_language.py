@@ -29,7 +29,7 @@ TL = {np.dtype(np.int8): tl.int8, np.dtype(np.int16): tl.int16, np.dtype(np.int3
       np.dtype(np.int64): tl.int64, np.dtype(np.uint8): tl.uint8, np.dtype(np.uint16): tl.uint16,
       np.dtype(np.uint32): tl.uint32, np.dtype(np.uint64): tl.uint64, np.dtype(np.float16): tl.float16,
       np.dtype(np.float32): tl.float32, np.dtype(np.float64): tl.float64, np.dtype(np.bool_): tl.int1}
-few = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+few = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def ttir(kernel, *args, **kwargs) -> str:

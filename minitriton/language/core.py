@@ -590,7 +590,8 @@ class static_range:
     """`for i in tl.static_range(n)`: the loop is unrolled at compile time; `i` is a constexpr."""
 
     def __init__(self, arg1, arg2=None, step=None):
-        arg1, arg2, step = _unwrap(arg1), _unwrap(arg2), _unwrap(step)
+        arg1, arg2, step = (None if x is None else _const_int(x, "tl.static_range's bounds")
+                            for x in (arg1, arg2, step))
         self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
         self.step = 1 if step is None else step
 
