@@ -201,7 +201,7 @@ class JITFunction:
         keys = [n if n in self.constexpr_names else
                 f"_plain({n})" if n in self.do_not_specialize else f"_key({n})" for n in names]
         source = (
-            f"def binder({', '.join(signature)}, *, grid, {', '.join(options + ['_table=_table'])}):\n"
+            f"def binder({''.join(p + ', ' for p in signature)}*, grid, {', '.join(options + ['_table=_table'])}):\n"
             f"    key = ({', '.join(keys + ['num_warps', 'num_stages'])}, _environ.get('MINITRITON_INTERPRET'))\n"
             "    kernel = _table.get(key)\n"
             "    if kernel is None:\n"

@@ -386,3 +386,13 @@ def test_numpy_scalars_are_numbers():
         scale_kernel[(1,)](x, out, n, factor, BLOCK=16)
         np.testing.assert_array_equal(out, 2 * x)
     assert len(scale_kernel.cache) >= 1
+
+
+@triton.jit
+def no_argument_kernel():
+    tl.static_assert(True)
+
+
+def test_a_kernel_without_arguments_launches():
+    no_argument_kernel[(2,)]()
+    no_argument_kernel[(1,)](num_warps=1)
