@@ -31,6 +31,7 @@ class Loc:
 UNKNOWN_LOC = Loc("<unknown>", 0, 0)
 
 
+# --8<-- [start:pointing]
 def _pointing(loc: Loc | None, message: str, hint: str | None) -> str:
     """`file:line:col: message`, then the source line with a caret under the column, then the hint."""
     if loc is None or loc.line <= 0:
@@ -52,6 +53,7 @@ class CompilationError(Exception):
     def __init__(self, loc: Loc | None, message: str, hint: str | None = None):
         self.loc, self.message, self.hint = loc, message, hint
         super().__init__(_pointing(loc, message, hint))
+# --8<-- [end:pointing]
 
 
 class InterpreterError(RuntimeError):

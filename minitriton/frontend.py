@@ -26,6 +26,7 @@ from .language import semantic
 from .language.semantic import SemanticError
 
 
+# --8<-- [start:argspec]
 @dataclass(frozen=True)
 class ArgSpec:
     """What a launch tells the compiler about one runtime argument (Triton's specialization)."""
@@ -37,6 +38,7 @@ class ArgSpec:
     def __str__(self) -> str:
         flags = "".join((" d16" if self.divisible_by_16 else "", " =1" if self.equals_one else ""))
         return f"{self.dtype.short}{flags}"
+# --8<-- [end:argspec]
 
 
 @dataclass
@@ -51,6 +53,7 @@ class ParsedFunction:
     name: str
 
 
+# --8<-- [start:parse]
 def parse(fn) -> ParsedFunction:
     """Read a Python function's source and parse it (the decorators are dropped)."""
     try:
@@ -70,6 +73,7 @@ def parse(fn) -> ParsedFunction:
                       zip(fn.__code__.co_freevars, fn.__closure__)})
     return ParsedFunction(fdef, inspect.getsourcefile(fn) or "<unknown>", first_line, indent, scope,
                           fn.__name__)
+# --8<-- [end:parse]
 
 
 class _OnlyInOneBranch:

@@ -294,6 +294,7 @@ def _addptr(name, operands, attrs):
     return [ptr.type]
 
 
+# --8<-- [start:typing-rule]
 def _load(name, operands, attrs):
     ptr, *rest = operands
     _check(ptr.dtype.is_ptr(), name, "first operand must be a pointer")
@@ -305,6 +306,7 @@ def _load(name, operands, attrs):
     if len(rest) == 2:
         _check(rest[1].type == result, name, f"other must be {result}, got {rest[1].type}")
     return [result]
+# --8<-- [end:typing-rule]
 
 
 def _store(name, operands, attrs):

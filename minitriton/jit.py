@@ -205,7 +205,7 @@ class JITFunction:
             f"    key = ({', '.join(keys + ['num_warps', 'num_stages'])}, _environ.get('MINITRITON_INTERPRET'))\n"
             "    kernel = _table.get(key)\n"
             "    if kernel is None:\n"
-            f"        kernel = _miss(key, ({', '.join(names)},), num_warps, num_stages)\n"
+            f"        kernel = _miss(key, ({''.join(n + ', ' for n in names)}), num_warps, num_stages)\n"
             "    if callable(grid):\n"
             f"        grid = grid({{{', '.join(f'{n!r}: {n}' for n in names)}}})\n"
             "    if grid.__class__ is not tuple or len(grid) != 3:\n"

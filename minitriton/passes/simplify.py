@@ -23,6 +23,7 @@ def simplify(fn: ir.Function) -> ir.Function:
     return fn
 
 
+# --8<-- [start:cse]
 def _key(op: ir.Op) -> tuple:
     """Two ops with equal keys compute the same value. Floats are keyed by their bits: 0.0 == -0.0
     in Python, but they are different constants."""
@@ -70,8 +71,10 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
             seen[_key(op)] = op.result
         kept.append(op)
     block.ops = kept
+# --8<-- [end:cse]
 
 
+# --8<-- [start:dce]
 def _remove_dead(fn: ir.Function) -> None:
     """Drop pure ops whose results nobody reads, until nothing changes."""
     while True:
@@ -93,3 +96,4 @@ def _sweep(block: ir.Block, used: set[int]) -> bool:
         kept.append(op)
     block.ops = kept
     return removed
+# --8<-- [end:dce]
