@@ -272,6 +272,7 @@ class DistributedLayout:
     # --8<-- [end:owner]
 
 
+# --8<-- [start:blocked]
 @dataclass(frozen=True)
 class BlockedLayout(DistributedLayout):
     """Each thread holds a `size_per_thread` block; `threads_per_warp` blocks side by side make a
@@ -281,6 +282,7 @@ class BlockedLayout(DistributedLayout):
     threads_per_warp: tuple[int, ...]
     warps_per_cta: tuple[int, ...]
     order: tuple[int, ...]
+# --8<-- [end:blocked]
 
     def __post_init__(self):
         names = ("size_per_thread", "threads_per_warp", "warps_per_cta", "order")
@@ -331,6 +333,7 @@ class BlockedLayout(DistributedLayout):
     # --8<-- [end:blocked-elements]
 
 
+# --8<-- [start:slice]
 @dataclass(frozen=True)
 class SliceLayout(DistributedLayout):
     """The layout of a reduction along `dim` of a `parent`-laid tile: the shape loses `dim`, the
@@ -375,6 +378,7 @@ class SliceLayout(DistributedLayout):
 
     def _warp_bases(self) -> list[Index]:
         return [self._drop(b) for b in self.parent._warp_bases()]
+# --8<-- [end:slice]
 
     def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
         # The parent's elements over the shape with `dim` of size 1, keeping one register of

@@ -3,7 +3,8 @@
 #   1. the GPU tests (pytest -m gpu);
 #   2. every CPU test again with MINITRITON_GPU_DIFF=1: each kernel a test runs in the interpreter
 #      also runs on the GPU, on identical copies of its arrays, and the results must agree;
-#   3. the demo, and a quick benchmark when one is given.
+#   3. the demo, alone and under compute-sanitizer's memcheck and racecheck;
+#   4. a benchmark when BENCH names one (e.g. BENCH="all --quick").
 # Prints a short table at the end; exits non-zero if any step failed.
 set -uo pipefail
 export PYTHONPATH=. PYTHONUNBUFFERED=1
@@ -20,8 +21,16 @@ step() {
 step "gpu tests" $python -m pytest -q -m gpu tests -p no:cacheprovider
 step "cpu tests, compared on the gpu" env MINITRITON_GPU_DIFF=1 $python -m pytest -q tests -p no:cacheprovider ${DIFF_ARGS:-}
 step "demo" $python -m minitriton demo
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -n "$sanitizer" ]; then
+  for tool in memcheck racecheck; do
+    step "demo under $tool" "$sanitizer" --tool $tool --error-exitcode 9 $python -m minitriton demo
+  done
+else
+  names+=("compute-sanitizer"); results+=("not found: memcheck and racecheck not run")
+fi
 if [ -n "${BENCH:-}" ]; then step "bench $BENCH" $python -m minitriton bench $BENCH; fi
 echo
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for i in "${!names[@]}"; do printf '%-34s %s\n' "${names[$i]}" "${results[$i]}"; done
-for r in "${results[@]}"; do [[ $r == ok* ]] || exit 1; done
+for r in "${results[@]}"; do [[ $r == ok* || $r == not\ found* ]] || exit 1; done

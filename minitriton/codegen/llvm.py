@@ -490,6 +490,7 @@ def _barrier(lw: Lowering, op):
 _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
 
 
+# --8<-- [start:words]
 def _words(elem_bits: int, vec: int) -> tuple[int, int, str]:
     """How `vec` elements travel: (number of registers, bits per register, PTX type of the access)."""
     if elem_bits >= 32:
@@ -498,6 +499,7 @@ def _words(elem_bits: int, vec: int) -> tuple[int, int, str]:
     if total >= 32:
         return total // 32, 32, "b32"
     return 1, 16, "b16" if total == 16 else "u8"  # a byte travels in a 16-bit register
+# --8<-- [end:words]
 
 
 def _element_bits(lw: Lowering, v, dtype: ir.DType):
@@ -541,6 +543,7 @@ def _unpack(lw: Lowering, words: list, dtype: ir.DType, word_bits: int, vec: int
     return out
 
 
+# --8<-- [start:vector-width]
 def vector_width(op, value) -> int:
     """How many elements one access of `op` moves: the width coalescing chose, cut down to what
     `value`'s layout keeps in consecutive registers along the same (contiguous) dimension."""
@@ -553,6 +556,7 @@ def vector_width(op, value) -> int:
     while run % width:
         width //= 2
     return width
+# --8<-- [end:vector-width]
 
 
 # --8<-- [start:load]

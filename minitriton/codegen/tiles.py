@@ -618,6 +618,7 @@ def _dot(lw: Lowering, op, a, b, acc):
     return _fma_dot(lw, op, a, b, acc)
 
 
+# --8<-- [start:scratch]
 def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
     name = op.name
@@ -645,6 +646,7 @@ def scratch_bytes(op: ir.Op) -> int:
         a, b, _ = op.operands
         return (a.type.numel + b.type.numel) * max(a.dtype.bits // 8, 1)
     return 0
+# --8<-- [end:scratch]
 
 
 RULES = {"async_load": _async_load, "async_commit": _async_commit, "async_wait": _async_wait,

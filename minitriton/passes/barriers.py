@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import ir
 
+# --8<-- [start:range]
 Access = tuple[int, int]  # a byte range [start, end) of shared memory, read or written since the last barrier
 
 
@@ -23,6 +24,7 @@ def _range(op: ir.Op) -> Access | None:
 
 def _overlaps(a: Access, pending: set[Access]) -> bool:
     return any(a[0] < b[1] and b[0] < a[1] for b in pending)
+# --8<-- [end:range]
 
 
 # --8<-- [start:walk]

@@ -418,6 +418,7 @@ def _cast(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     return _elementwise(op, ins)
 
 
+# --8<-- [start:hint]
 @rule("hint")
 def _hint(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     """tl.multiple_of / max_contiguous / max_constancy: the kernel's author promises these facts."""
@@ -430,6 +431,7 @@ def _hint(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
         limit = shape if name != "divisibility" else (MAX_DIVISOR,) * len(shape)
         facts[name] = tuple(min(highest_pow2_divisor(v), cap) for v, cap in zip(values, limit))
     return AxisInfo(**facts, constant=x.constant)
+# --8<-- [end:hint]
 
 
 @rule("load")

@@ -19,12 +19,14 @@ from __future__ import annotations
 from .. import ir
 from ..layouts import BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SliceLayout, default_blocked
 
+# --8<-- [start:flexible-ops]
 # Ops whose result can be recomputed in any layout from its operands at the cost of the op itself.
 FLEXIBLE_OPS = {"splat", "arange", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
                 "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
                 "addptr", "hint", "umulhi", "bitcast", "abs"}
 # Flexible chains longer than this are anchored instead (recomputing them would cost more than a convert).
 MAX_REMAT_OPS = 24
+# --8<-- [end:flexible-ops]
 
 
 def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
@@ -336,6 +338,7 @@ class LayoutAssignment:
         return clone.result
 
 
+# --8<-- [start:assign]
 def assign_layouts(fn: ir.Function, num_warps: int,
                    vectors: dict[int, tuple[tuple[int, ...], int]] | None = None) -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
@@ -345,3 +348,4 @@ def assign_layouts(fn: ir.Function, num_warps: int,
     ir.verify(fn)
     fn.attrs["num_warps"] = num_warps
     return fn
+# --8<-- [end:assign]

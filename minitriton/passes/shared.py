@@ -15,6 +15,7 @@ from .. import ir
 from ..errors import OutOfResources
 
 
+# --8<-- [start:buffer]
 @dataclass
 class Buffer:
     """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its offset."""
@@ -27,6 +28,7 @@ class Buffer:
 
     def __str__(self) -> str:
         return f"{self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
+# --8<-- [end:buffer]
 
 
 def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
@@ -55,6 +57,7 @@ def allocate(buffers: list[Buffer]) -> int:
 # --8<-- [end:allocate]
 
 
+# --8<-- [start:assign]
 def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
     from ..codegen.tiles import scratch_bytes
@@ -76,3 +79,4 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")
     return buffers
+# --8<-- [end:assign]
