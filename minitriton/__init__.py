@@ -1,7 +1,7 @@
 """minitriton: a staged, readable Triton-style GPU JIT compiler. `import minitriton as triton`."""
 __version__ = "0.1.0"
 
-from . import language  # noqa: F401,E402
+from . import language, testing  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
 from .jit import JITFunction, jit  # noqa: F401,E402
 from .autotune import Config, autotune, heuristics  # noqa: F401,E402

@@ -249,7 +249,8 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     widths = [max([len(str(header[i]))] + [len(r[i]) for r in cells]) for i in range(len(header))]
 
     def line(row):
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        return "  ".join(padded).rstrip()
 
     return "\n".join([line([str(h) for h in header]), "  ".join("-" * w for w in widths),
                       *(line(r) for r in cells)])

@@ -70,6 +70,7 @@ class CUDABackend:
         return kernel
     # --8<-- [end:stages]
 
+    # --8<-- [start:launcher]
     def launcher(self, name: str, asm: dict, metadata: dict, signature: list[ir.DType], num_warps: int):
         """Load the module once; each launch converts the arguments and calls the prepared launch."""
         from .. import driver
@@ -95,3 +96,4 @@ class CUDABackend:
 
         run.module = module
         return run
+    # --8<-- [end:launcher]

@@ -50,6 +50,7 @@ def const(dtype: ir.DType, value) -> ll.Constant:
 class Lowering:
     """Lowers one kernel; holds the LLVM builder, the registers of every IR value, and helpers."""
 
+    # --8<-- [start:lowering]
     def __init__(self, fn: ir.Function, num_warps: int, arch: str):
         self.fn, self.num_warps, self.arch = fn, num_warps, arch
         self.module = ll.Module(name=fn.name)
@@ -77,6 +78,7 @@ class Lowering:
         body = kernel.append_basic_block("body")
         self.prologue_end = self.b.branch(body)  # values every block may use are computed before it
         self.b.position_at_end(body)
+    # --8<-- [end:lowering]
 
     def in_prologue(self, make):
         """Emit `make()` in the entry block, so that its values dominate every later block."""
