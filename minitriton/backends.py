@@ -1,7 +1,8 @@
 """Backends: where `compile()` hands over, and the whole of what a new target must supply.
 
-A backend has one method, `compile(jit_fn, fn, specs, constexprs, options) -> CompiledKernel`, which
-takes verified tile IR and returns a kernel whose `launcher(grid, args)` runs it. Two exist: the numpy
+A backend has one method, `compile(jit_fn, tile_ir, specs, constexprs, options) -> CompiledKernel`:
+`tile_ir()` makes the verified tile IR (a backend with a cache may not need to), and the kernel's
+`launcher(grid, args)` runs it. Two exist: the numpy
 interpreter (runs the tile IR as it is, on the CPU) and CUDA (layouts -> LLVM -> PTX -> cubin -> driver).
 A new target, say AMD through LLVM's AMDGPU backend, would be a third class with this one method.
 Chapter: 01-introduction.
@@ -26,9 +27,11 @@ def backend_for(target: str):
 class InterpreterBackend:
     """Runs tile IR with numpy; arrays on a GPU are copied to the host and back around the run."""
 
-    def compile(self, jit_fn, fn: ir.Function, specs, constexprs, options):
+    def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         from .compiler import CompiledKernel
         from .interpreter import Memory, interpret
+
+        fn = tile_ir()
 
         def launcher(grid, args):
             memory, values, copy_back = Memory(), [], []

@@ -58,15 +58,16 @@ class CompiledKernel:
 
 # --8<-- [start:compile]
 def compile(jit_fn, specs: dict[str, tuple], constexprs: dict[str, Any], options: Options) -> CompiledKernel:
-    """Run the stages in order for one specialization of `jit_fn`."""
+    """Run the stages in order for one specialization of `jit_fn`. The tile IR is made only when
+    the backend asks for it: a kernel found in the disk cache skips every stage."""
     from .frontend import generate
     from .jit import arg_spec
     from .passes.simplify import simplify
 
-    fn = generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs)
-    fn = simplify(fn)
-    backend = backend_for(options.target)
-    kernel = backend.compile(jit_fn, fn, specs, constexprs, options)
+    def tile_ir() -> ir.Function:
+        return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs))
+
+    kernel = backend_for(options.target).compile(jit_fn, tile_ir, specs, constexprs, options)
     dump(kernel)
     return kernel
 # --8<-- [end:compile]

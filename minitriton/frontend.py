@@ -229,7 +229,8 @@ class CodeGenerator(ast.NodeVisitor):
         if self.loop_depth:
             raise self.error(node, "return inside a loop is not supported",
                              "assign the result to a variable and return it after the loop")
-        if self.depth == 0 and node.value is not None:
+        returns_none = node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None
+        if self.depth == 0 and not returns_none:
             raise self.error(node, "a kernel cannot return a value", "write results to memory with tl.store")
         self.scope["$ret"] = None if node.value is None else self.visit(node.value)
 

@@ -106,6 +106,13 @@ def pointer_type(pointee: DType) -> DType:
 # --8<-- [end:dtype]
 
 
+def dtype_named(name: str) -> DType:
+    """The DType whose `name` this is (`fp32`, `ptr<fp16>`, ...): how cached metadata names types."""
+    if name.startswith("ptr<") and name.endswith(">"):
+        return pointer_type(dtype_named(name[4:-1]))
+    return SCALAR_DTYPES[name]
+
+
 def dtype_from_numpy(dt: np.dtype) -> DType:
     """The DType of a numpy array's elements (bfloat16 has no numpy dtype of its own)."""
     for name, npdt in NUMPY_DTYPES.items():

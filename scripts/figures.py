@@ -254,9 +254,355 @@ def figures() -> dict[str, str]:
     return {"pipeline.gv": pipeline_graph(), "add_ir.gv": ir_graph(add)}
 
 
+# ---------------------------------------------------------------------------------------------------
+# The CUDA backend (chapters 4 to 9): layouts, axis facts, shared memory, barriers, LLVM IR, PTX, launch.
+# ---------------------------------------------------------------------------------------------------
+
+TARGET = "sm_90"  # the arch the backend chapters compile for; no GPU is needed to compile for it
+
+
+def _misaligned(n: int, dtype, offset_bytes: int) -> np.ndarray:
+    """An array whose address is `offset_bytes` past a multiple of 16."""
+    dtype = np.dtype(dtype)
+    raw = np.zeros(n * dtype.itemsize + 16 + offset_bytes, np.uint8)
+    start = -raw.ctypes.data % 16 + offset_bytes
+    return raw[start:start + n * dtype.itemsize].view(dtype)
+
+
+def compiled(kernel, *args, **kwargs):
+    """A kernel compiled for TARGET with its every stage in `asm` (warmup: nothing runs)."""
+    return kernel.warmup(*args, target=TARGET, **kwargs)
+
+
+def _lines(text: str, *words: str) -> str:
+    """The lines of `text` that contain any of `words`, tabs turned into spaces."""
+    return "\n".join(line.expandtabs(8) for line in text.splitlines() if any(w in line for w in words))
+
+
+def _between(text: str, first: str, stop: str) -> str:
+    """The lines of `text` from the first one containing `first` up to (without) the next containing `stop`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if first in line)
+    end = next(i for i in range(start + 1, len(lines)) if stop in lines[i])
+    return "\n".join(lines[start:end])
+
+
+class BackendIR:
+    """A kernel's IR after the CUDA backend's passes, with what the shared-memory pass decided:
+    `fn` after insert_barriers (what `asm["layout"]` prints); the scratch `buffers` assign_shared
+    placed; `length`, the number of ops when they were placed (their positions count up to it);
+    `ring_uses`, (position, op) of each async_load and local_read in that numbering; `loops`, the
+    (first, last) position of each `for` and the last op of its body."""
+
+    def __init__(self, fn: ir.Function, buffers: list, length: int, ring_uses: list, loops: list):
+        self.fn, self.buffers, self.length, self.ring_uses, self.loops = fn, buffers, length, ring_uses, loops
+
+
+def backend_ir(kernel, *args, **kwargs) -> BackendIR:
+    """Run the CUDA backend's passes here, in the order `CUDABackend.compile` runs them, keeping the
+    objects the chapters draw; the result must print as the `layout` stage the backend keeps."""
+    from minitriton.frontend import generate
+    from minitriton.jit import arg_spec, specialize
+    from minitriton.passes.barriers import insert_barriers
+    from minitriton.passes.coalesce import coalesce
+    from minitriton.passes.layout import assign_layouts
+    from minitriton.passes.pipeline import pipeline
+    from minitriton.passes.shared import assign_shared
+    from minitriton.passes.simplify import simplify
+
+    expected = compiled(kernel, *args, **kwargs).asm["layout"]
+    kwargs = dict(kwargs)
+    num_warps, num_stages = kernel.options(kwargs)
+    bound = kernel.bind(args, kwargs)
+    specs = {n: arg_spec(specialize(n, v)) for n, v in bound.items() if n not in kernel.constexpr_names}
+    constexprs = {n: v for n, v in bound.items() if n in kernel.constexpr_names}
+    fn = simplify(generate(kernel, specs, constexprs))
+    assign_layouts(fn, num_warps, coalesce(fn, num_warps))
+    pipeline(fn, num_stages)
+    buffers = assign_shared(fn)
+    ops = list(fn.walk())
+    position = {id(op): i for i, op in enumerate(ops)}
+    ring_uses = [(i, op) for i, op in enumerate(ops) if op.name in ("async_load", "local_read")]
+    loops = [(position[id(op)], position[id(op.regions[0].ops[-1])]) for op in ops if op.name == "for"]
+    insert_barriers(fn)
+    assert ir.print_function(fn) == expected, \
+        "scripts/figures.py no longer runs the CUDA passes as CUDABackend.compile does: update backend_ir()"
+    return BackendIR(fn, buffers, len(ops), ring_uses, loops)
+
+
+def _dot_string(text: str) -> str:
+    """A DOT string; a `\\n` in `text` stays DOT's line break."""
+    return '"' + text.replace('"', '\\"') + '"'
+
+
+def _attributes(attrs: dict) -> str:
+    return ", ".join(f"{k}={_dot_string(str(v))}" for k, v in attrs.items())
+
+
+RING_COLORS = ("#b3cde3", "#ccebc5", "#decbe4", "#fed9a6")
+SCRATCH_COLOR, SHARED_OP_COLOR, BARRIER_COLOR = "#fbb4ae", "#fed9a6", "#fb8072"
+
+
+def shared_memory_graph(kernel: BackendIR, title: str) -> str:
+    """Shared memory over a kernel: x is an op's position in program order, y a byte offset. The
+    pipeline's rings live through the whole kernel (one band per stage, with a tick where an
+    async_load writes it or a local_read reads it); each scratch buffer lives during its op."""
+    fn, length = kernel.fn, kernel.length
+    total = fn.attrs["shared_bytes"]
+    width, height, left, bottom = 640.0, 300.0, 80.0, 60.0
+    x = lambda position: left + width * position / length
+    y = lambda offset: bottom + height * offset / total
+    lines = ["digraph shared {",
+             "  graph [layout=neato, inputscale=72, splines=false, outputorder=nodesfirst];",
+             '  node [shape=box, fixedsize=true, fontname="Helvetica", fontsize=9, style=filled, penwidth=0.7];',
+             f'  label={_dot_string(title)}; labelloc=t; fontname="Helvetica"; fontsize=11;']
+
+    def box(name, x0, x1, y0, y1, label, color, **extra):
+        attrs = {"pos": f"{(x0 + x1) / 2:.1f},{(y0 + y1) / 2:.1f}!", "width": f"{(x1 - x0) / 72:.3f}",
+                 "height": f"{(y1 - y0) / 72:.3f}", "label": label, "fillcolor": color, **extra}
+        lines.append(f"  {name} [{_attributes(attrs)}];")
+
+    def text(name, px, py, label, half_width=60):
+        box(name, px - half_width, px + half_width, py - 8, py + 8, label, "white", shape="plaintext", style="")
+
+    offsets, sizes = fn.attrs["buffer_offsets"], fn.attrs["shared_buffers"]
+    ring_ops = {op.attrs["buffer"]: op for _, op in kernel.ring_uses if op.name == "async_load"}
+    for r, name in enumerate(sorted(offsets, key=offsets.get)):
+        stage_bytes = ring_ops[name].attrs["stage_bytes"]
+        tile = ring_ops[name].operands[0].type
+        for s in range(sizes[name] // stage_bytes):
+            low = offsets[name] + s * stage_bytes
+            box(f"{name}_{s}", x(0), x(length), y(low), y(low + stage_bytes), "", RING_COLORS[r % len(RING_COLORS)])
+            text(f"{name}_{s}_label", x(length * 0.13), y(low + stage_bytes / 2),
+                 f"{name} stage {s}: {'x'.join(map(str, tile.shape))} {tile.dtype.pointee.short}", half_width=80)
+    for i, (position, op) in enumerate(kernel.ring_uses):
+        # A stage given by a constant (the prologue's copies) is one stage; a loop's may be any of them.
+        stage = op.operands[-1 if op.name == "async_load" else 0].owner
+        low, high = offsets[op.attrs["buffer"]], offsets[op.attrs["buffer"]] + sizes[op.attrs["buffer"]]
+        if stage is not None and stage.name == "constant":
+            low += stage.attrs["value"] * op.attrs["stage_bytes"]
+            high = low + op.attrs["stage_bytes"]
+        color = "#4d4d4d" if op.name == "async_load" else "#e41a1c"
+        box(f"use{i}", x(position) - 1.2, x(position) + 1.2, y(low), y(high), "", color, penwidth=0)
+    for i, buffer in enumerate(kernel.buffers):
+        x0, x1 = x(buffer.start), max(x(buffer.end + 1), x(buffer.start) + 6)
+        box(f"buffer{i}", x0, x1, y(buffer.offset), y(buffer.offset + buffer.size), "", SCRATCH_COLOR)
+        text(f"buffer{i}_label", x0 - 62, y(buffer.offset + buffer.size / 2), f"{buffer.op.name}: {buffer.size} B")
+    for i, (first, last) in enumerate(kernel.loops):
+        box(f"loop{i}", x(first), x(last + 1), bottom - 26, bottom - 20, "", "#999999", penwidth=0)
+        text(f"loop{i}_label", x((first + last + 1) / 2), bottom - 36, "for loop body")
+    for tick in sorted({0, total, *offsets.values(), *(b.offset for b in kernel.buffers)}):
+        text(f"y{tick}", left - 30, y(tick), str(tick), half_width=25)
+    for tick in (0, length):
+        text(f"x{tick}", x(tick), bottom - 10, str(tick), half_width=20)
+    text("x_axis", left + width / 2, bottom - 52, "op position (program order)", half_width=100)
+    text("y_axis", left - 30, bottom + height + 16, "byte offset", half_width=40)
+    text("key_writes", left + width - 110, bottom + height + 16, "dark: async_load (cp.async writes)", 100)
+    text("key_reads", left + width - 110, bottom + height + 32, "red: local_read (ldmatrix reads)", 100)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def barrier_graph(fn: ir.Function, title: str) -> str:
+    """The ops of `fn` in program order: shared-memory ops with their byte ranges, the barriers
+    `insert_barriers` placed, loop bodies as boxes with their back edge; other ops folded into counts."""
+    printer = ir.Printer()
+    printer.function(fn)  # names every value as the listing does
+    lines = ["digraph barriers {",
+             '  graph [rankdir=TB, nodesep=0.2, ranksep=0.18, fontname="Helvetica", fontsize=11];',
+             '  node [fontname="Courier", fontsize=9, shape=box, style="rounded,filled", fillcolor=white, height=0.25];',
+             '  edge [arrowsize=0.5];', f"  label={_dot_string(title)}; labelloc=t;"]
+    count = [0]
+
+    def node(label, **attrs) -> str:
+        count[0] += 1
+        lines.append(f"  n{count[0]} [{_attributes({'label': label, **attrs})}];")
+        return f"n{count[0]}"
+
+    def chain(block: ir.Block, previous: str | None) -> tuple[str, str]:
+        """Draw `block`'s ops linked after `previous`; return its first and last node."""
+        first, folded = None, 0
+
+        def link(name):
+            nonlocal previous, first
+            if previous is not None:
+                lines.append(f"  {previous} -> {name};")
+            first, previous = first or name, name
+
+        def flush():
+            nonlocal folded
+            if folded:
+                link(node(f"{folded} other op{'s' if folded > 1 else ''}", shape="plaintext", style=""))
+                folded = 0
+
+        for op in block.ops:
+            if op.name == "barrier":
+                flush()
+                link(node("barrier", fillcolor=BARRIER_COLOR))
+            elif "smem_bytes" in op.attrs:
+                flush()
+                low = op.attrs["smem_offset"]
+                what = f"{', '.join(printer.name(r) for r in op.results)} = {op.name}"
+                link(node(f"{what}\\nshared [{low}, {low + op.attrs['smem_bytes']})", fillcolor=SHARED_OP_COLOR))
+            elif op.regions:
+                flush()
+                head = node(f"{op.name} {', '.join(printer.name(v) for v in op.operands[:3])}", fillcolor="#eeeeee")
+                link(head)
+                for region in op.regions:
+                    lines.append(f'  subgraph cluster_{count[0]} {{ label="{op.name} body"; style=dashed; fontsize=9;')
+                    inner_first, inner_last = chain(region, None)
+                    lines.append("  }")
+                    lines.append(f"  {head} -> {inner_first};")
+                    lines.append(f'  {inner_last} -> {inner_first} [constraint=false, style=dashed, '
+                                 f'label=" next trip", fontsize=8, fontname="Helvetica"];')
+                    previous = inner_last
+            elif op.name in ("yield", "condition"):
+                flush()
+                link(node(op.name, shape="plaintext", style=""))
+            else:
+                folded += 1
+        flush()
+        return first, previous
+
+    chain(fn.body, node(f"func @{fn.name}", shape="plaintext", style=""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _layout_bases(layout, shape, index, warp, lane) -> str:
+    """What a distributed layout answers, as the layouts chapter shows it."""
+    return "\n".join([
+        f"{layout}  over {list(shape)}",
+        f"register bases   {layout.register_bases(shape)}",
+        f"lane bases       {layout.lane_bases(shape)}",
+        f"warp bases       {layout.warp_bases(shape)}",
+        f"lane fields      {layout.lane_fields(shape)}",
+        f"warp fields      {layout.warp_fields(shape)}",
+        f"owner({index})  {layout.owner(index, shape)}   # (warp, lane, register)",
+        f"elements(warp={warp}, lane={lane})  {layout.elements(warp, lane, shape)}",
+    ])
+
+
+def _buffers_text(kernel: BackendIR) -> str:
+    fn = kernel.fn
+    rings = [f"{name}: [{offset}, {offset + fn.attrs['shared_buffers'][name]}) live through the whole kernel"
+             for name, offset in sorted(fn.attrs["buffer_offsets"].items(), key=lambda kv: kv[1])]
+    return "\n".join(rings + [str(b) for b in kernel.buffers] + [f"shared_bytes = {fn.attrs['shared_bytes']}"])
+
+
+def _matmul_args(stages: int, block: int):
+    """matmul_kernel on 512 x 512 fp16 matrices, with `block` x `block` x 32 tiles."""
+    f16 = _aligned(1, np.float16)
+    return (f16, f16, f16, 512, 512, 512, 512, 1, 512, 1, 512, 1), dict(
+        BLOCK_SIZE_M=block, BLOCK_SIZE_N=block, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_stages=stages)
+
+
+def backend_listings() -> dict[str, str]:
+    from minitriton import driver, layouts
+    from minitriton.examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
+    from minitriton.frontend import generate
+    from minitriton.jit import arg_spec, specialize
+    from minitriton.passes.coalesce import print_axis_info
+    from minitriton.passes.simplify import simplify
+
+    f32 = _aligned(1, np.float32)
+    coalesce_examples = example("coalesce_examples")
+    out = {}
+    # 4. layouts
+    blocked = layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2))
+    out["layout.blocked.bases"] = _layout_bases(blocked, (16, 16), (9, 5), 2, 10)
+    out["softmax.layout"] = compiled(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024,
+                                     num_stages=2).asm["layout"]
+    args, kwargs = _matmul_args(1, 64)
+    out["matmul.layout.dot"] = _lines(compiled(matmul_kernel, *args, **kwargs).asm["layout"],
+                                      " = load ", "convert_layout", " = dot ", "store ")
+    # 5. coalescing
+    specs = {name: arg_spec(specialize(name, value)) for name, value in
+             [("x_ptr", f32), ("y_ptr", f32), ("output_ptr", f32), ("n_elements", 98_304)]}
+    out["add.axis_info"] = print_axis_info(simplify(generate(add_kernel, specs, {"BLOCK_SIZE": 512})))
+    cases = [("x, y and output 16-byte aligned, n_elements = 98304", (f32, f32, f32, 98_304)),
+             ("y 4 bytes past a 16-byte boundary", (f32, _misaligned(1, np.float32, 4), f32, 98_304)),
+             ("n_elements = 98437: the mask changes inside a run of 4", (f32, f32, f32, 98_437))]
+    out["add.accesses"] = "\n".join(
+        f"// {title}\n" + _lines(compiled(add_kernel, *a, BLOCK_SIZE=512).asm["ptx"], "ld.global", "st.global")
+        for title, a in cases)
+    i32 = _aligned(1, np.int32)
+    out["gather_rows.accesses"] = "\n".join(
+        f"// {kernel.__name__}\n" + _lines(compiled(kernel, f32, i32, f32, BLOCK=512).asm["ptx"], "ld.global", "st.global")
+        for kernel in (coalesce_examples.gather_rows, coalesce_examples.gather_rows_hinted))
+    # 6. shared memory
+    args, kwargs = _matmul_args(3, 128)
+    out["matmul.buffers"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
+    args, kwargs = _matmul_args(1, 64)
+    out["matmul.buffers.stages1"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
+    # 8. LLVM IR
+    add = compiled(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
+    out["add.llir"] = add.asm["llir"]
+    out["add.llir.first_load"] = _between(add.asm["llir"], "define ptx_kernel", "extractvalue")
+    softmax_llir = compiled(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024, num_stages=2).asm["llir"]
+    out["softmax.llir.reduce"] = _between(softmax_llir, "llvm.nvvm.barrier0", "fsub float")
+    args, kwargs = _matmul_args(3, 128)
+    matmul_ptx = compiled(matmul_kernel, *args, **kwargs).asm["ptx"]
+    out["matmul.ptx.mma"] = "\n".join(_lines(matmul_ptx, "ldmatrix").splitlines()[:2] + ["..."] +
+                                      _lines(matmul_ptx, "mma.sync").splitlines()[:2] + ["..."] +
+                                      _lines(matmul_ptx, "cp.async").splitlines()[:2])
+    # 9. PTX, the driver, the JIT's launch path, the cache
+    out["add.ptx"] = add.asm["ptx"].expandtabs(8)
+    out["add.binder"] = triton.jit(add_kernel.fn)._make_binder().source
+    out["add.launcher"] = driver._binder(("ptr", "ptr", "ptr", "int32"))[0]
+    out["add.cache_parts"] = _cache_key_parts(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
+    return out
+
+
+def _cache_key_parts(kernel, *args, **kwargs) -> str:
+    """The parts the CUDA backend hashes into the kernel's disk-cache key, seen by compiling a fresh
+    copy of the kernel (so that its in-memory cache cannot answer first)."""
+    import json
+
+    from minitriton import cache
+
+    seen = []
+    make_key = cache.make_key
+    cache.make_key = lambda **parts: seen.append(parts) or make_key(**parts)
+    try:
+        compiled(triton.jit(kernel.fn), *args, **kwargs)
+    finally:
+        cache.make_key = make_key
+    return "\n".join(f"{name}: {json.dumps(part)}" for name, part in sorted(seen[-1].items()))
+
+
+def backend_figures() -> dict[str, str]:
+    from minitriton import layouts
+    from minitriton.examples.tutorials import _layer_norm_fwd_fused, matmul_kernel, softmax_kernel
+
+    blocked = layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2))
+    mma = layouts.MmaLayout((2, 2))
+    f32 = _aligned(1, np.float32)
+    out = {
+        "layout.blocked.gv": layouts.draw(blocked, (16, 16)),
+        "layout.slice.gv": layouts.draw(layouts.SliceLayout(1, blocked), (16,)),
+        "layout.mma.gv": layouts.draw(mma, (32, 16)),
+        "layout.dot_a.gv": layouts.draw(layouts.DotOperandLayout(0, mma, 2), (32, 16)),
+        "shared.swizzle.gv": layouts.draw(layouts.mma_operand_swizzle(32, 16, 0), (16, 32)),
+    }
+    args, kwargs = _matmul_args(3, 128)
+    out["shared.matmul.gv"] = shared_memory_graph(
+        backend_ir(matmul_kernel, *args, **kwargs),
+        "matmul_kernel, 128x128x32 fp16 tiles, num_stages=3: shared memory over the program")
+    softmax = backend_ir(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024, num_stages=2)
+    out["barriers.softmax.gv"] = barrier_graph(softmax.fn, "softmax_kernel after insert_barriers")
+    layer_norm = backend_ir(_layer_norm_fwd_fused, f32, f32, f32, f32, f32, f32, 304, 300, 1e-5, BLOCK_SIZE=128)
+    out["barriers.layer_norm.gv"] = barrier_graph(layer_norm.fn, "_layer_norm_fwd_fused after insert_barriers")
+    args, kwargs = _matmul_args(1, 64)
+    out["barriers.matmul.gv"] = barrier_graph(backend_ir(matmul_kernel, *args, **kwargs).fn,
+                                              "matmul_kernel, num_stages=1, after insert_barriers")
+    return out
+
+
 def sources() -> dict[str, str]:
     """Every generated text file of chapters/figures/, by file name: Graphviz sources and listings."""
-    return {**figures(), **listings()}
+    backend = {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in backend_listings().items()}
+    return {**figures(), **backend_figures(), **listings(), **backend}
 
 
 def svg_stamp(source: str) -> str:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.interpreter import round_to_bf16
+from minitriton.ir import dtype_from_numpy
 
 
 @pytest.fixture(autouse=True)
@@ -25,10 +26,6 @@ INTS = [np.int8, np.int16, np.int32, np.int64]
 UINTS = [np.uint8, np.uint16, np.uint32, np.uint64]
 FLOATS = [np.float16, np.float32, np.float64]
 ALL = INTS + UINTS + FLOATS
-TL = {np.dtype(np.int8): tl.int8, np.dtype(np.int16): tl.int16, np.dtype(np.int32): tl.int32,
-      np.dtype(np.int64): tl.int64, np.dtype(np.uint8): tl.uint8, np.dtype(np.uint16): tl.uint16,
-      np.dtype(np.uint32): tl.uint32, np.dtype(np.uint64): tl.uint64, np.dtype(np.float16): tl.float16,
-      np.dtype(np.float32): tl.float32, np.dtype(np.float64): tl.float64, np.dtype(np.bool_): tl.int1}
 few = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -112,7 +109,7 @@ def fill_kernel(out_ptr, value, DTYPE: tl.constexpr, VALUE: tl.constexpr, BLOCK:
 @pytest.mark.parametrize("dtype", ALL)
 def test_zeros_and_full(dtype):
     out = np.full(3 * 8, 99, dtype)
-    fill_kernel[(1,)](out, 5, DTYPE=TL[np.dtype(dtype)], VALUE=7, BLOCK=8)
+    fill_kernel[(1,)](out, 5, DTYPE=dtype_from_numpy(np.dtype(dtype)), VALUE=7, BLOCK=8)
     np.testing.assert_array_equal(out, np.repeat(np.array([0, 7, 5], dtype), 8))
 
 

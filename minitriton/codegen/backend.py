@@ -26,8 +26,23 @@ class CUDABackend:
         return driver.device_properties().arch
 
     # --8<-- [start:stages]
-    def compile(self, jit_fn, fn: ir.Function, specs, constexprs, options):
+    def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         from ..compiler import CompiledKernel
+
+        arch = self.arch()
+        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
+                             constexprs=[[n, repr(v)] for n, v in constexprs.items()],
+                             options=[options.num_warps, options.num_stages], target=arch)
+        artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
+        meta = dict(artifacts.metadata)
+        kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta)
+        if self.target == "cuda":
+            signature = [ir.dtype_named(name) for name in meta["signature"]]
+            kernel.launcher = self.launcher(kernel.name, kernel.asm, meta, signature, options.num_warps)
+        return kernel
+
+    def build(self, fn: ir.Function, options, arch: str) -> cache.Artifacts:
+        """The GPU stages, in order, from simplified tile IR to a cubin; each stage's text is kept."""
         from ..passes.barriers import insert_barriers
         from ..passes.coalesce import coalesce
         from ..passes.layout import assign_layouts
@@ -35,39 +50,23 @@ class CUDABackend:
         from ..passes.shared import assign_shared
         from . import llvm, ptx
 
-        arch = self.arch()
         asm = {"ttir": ir.print_function(fn)}
-        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
-                             constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages], target=arch)
-        runtime_args = [a.name for a in fn.args]
-        signature = [a.dtype for a in fn.args]
-
-        def build() -> cache.Artifacts:
-            vectors = coalesce(fn, options.num_warps)
-            assign_layouts(fn, options.num_warps, vectors)
-            pipeline(fn, options.num_stages)
-            assign_shared(fn)
-            insert_barriers(fn)
-            asm["layout"] = ir.print_function(fn)
-            llir = llvm.lower(fn, options.num_warps, arch)
-            ptx_text = ptx.llvm_to_ptx(llir, arch)
-            artifacts = {"ttir": asm["ttir"], "layout": asm["layout"], "llir": llir, "ptx": ptx_text}
-            metadata = {"shared_bytes": fn.attrs.get("shared_bytes", 0), "num_warps": options.num_warps,
-                        "arch": arch}
-            if ptx.ptxas_path():
-                cubin, usage = ptx.ptx_to_cubin(ptx_text, arch)
-                artifacts["cubin"] = cubin
-                metadata.update(registers=usage.registers, spill_stores=usage.spill_stores,
-                                spill_loads=usage.spill_loads)
-            return cache.Artifacts(artifacts, metadata)
-
-        artifacts = cache.get_or_compile(key, build)
-        asm.update(artifacts.asm)
-        kernel = CompiledKernel(fn.name, asm, runtime_args, dict(artifacts.metadata))
-        if self.target == "cuda":
-            kernel.launcher = self.launcher(fn.name, asm, kernel.metadata, signature, options.num_warps)
-        return kernel
+        metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
+                    "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
+        vectors = coalesce(fn, options.num_warps)
+        assign_layouts(fn, options.num_warps, vectors)
+        pipeline(fn, options.num_stages)
+        assign_shared(fn)
+        insert_barriers(fn)
+        asm["layout"] = ir.print_function(fn)
+        asm["llir"] = llvm.lower(fn, options.num_warps, arch)
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
+        metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
+        if ptx.ptxas_path():
+            asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
+            metadata.update(registers=usage.registers, spill_stores=usage.spill_stores,
+                            spill_loads=usage.spill_loads)
+        return cache.Artifacts(asm, metadata)
     # --8<-- [end:stages]
 
     # --8<-- [start:launcher]

@@ -74,7 +74,7 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float16  # fp16 wins over bf16 (Triton's rule)
         return ir.bfloat16
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"cannot divide {a} by {b}: their signedness differs",
+        raise SemanticError(f"/, // and % of {a} and {b} are refused: their signedness differs",
                             "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32

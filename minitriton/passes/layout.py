@@ -29,6 +29,7 @@ MAX_REMAT_OPS = 24
 # --8<-- [end:flexible-ops]
 
 
+# --8<-- [start:blocked-for]
 def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
                 order: tuple[int, ...] | None = None) -> BlockedLayout:
     """The default layout of a tile: lanes fastest along `order[0]` (row-major, the last dimension,
@@ -39,6 +40,7 @@ def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
     if shape:
         spt[order[0]] = max(1, min(vector, shape[order[0]]))
     return default_blocked(shape, num_warps, order=order, size_per_thread=spt)
+# --8<-- [end:blocked-for]
 
 
 def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:
