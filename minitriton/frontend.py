@@ -260,13 +260,11 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(target, ast.Name):
             self.scope[target.id] = value
             self.assigned_at[target.id] = target
-        elif isinstance(target, ast.Starred):
-            raise self.error(target, "`*` unpacking is not supported inside a @jit function",
-                             "unpack into as many names as there are values")
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for t in target.elts:
-                if isinstance(t, ast.Starred):
-                    self.assign(t, None)
+            starred = next((t for t in target.elts if isinstance(t, ast.Starred)), None)
+            if starred is not None:
+                raise self.error(starred, "`*` unpacking is not supported inside a @jit function",
+                                 "unpack into as many names as there are values")
             if isinstance(value, tl.tensor) or not hasattr(value, "__len__"):
                 raise self.error(target, f"cannot unpack {value!r} into {len(target.elts)} names")
             if len(value) != len(target.elts):
@@ -433,8 +431,8 @@ class CodeGenerator(ast.NodeVisitor):
         values = self.yield_values(block, [after[n] for n in carried], carried, node)
         for n, init, v in zip(carried, inits, values):
             if init.type != v.type:
-                raise self.error(self.assigned_at.get(n, node), f"loop-carried variable `{n}` is {init.type} before the loop but "
-                                 f"{v.type} after an iteration",
+                raise self.error(self.assigned_at.get(n, node), f"loop-carried variable `{n}` is {init.type} "
+                                 f"before the loop but {v.type} after an iteration",
                                  f"give `{n}` its final type before the loop, e.g. "
                                  f"tl.zeros({list(v.shape)}, dtype=tl.{_dtype_name(v.dtype)})"
                                  if v.type.is_tile else

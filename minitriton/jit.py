@@ -169,7 +169,7 @@ class JITFunction:
         except CompilationError as e:
             raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
         except TypeError:
-            self.bind(args, {k: v for k, v in kwargs.items() if k not in ("num_warps", "num_stages")
+            self.bind(args, {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS
                              or k in self.arg_names})  # a wrong call raises LaunchError here
             raise
 
@@ -196,12 +196,14 @@ class JITFunction:
         names = [p.name for p in params]
         defaults = {f"_d{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
         signature = [f"{p.name}=_d{i}" if p.default is not p.empty else p.name for i, p in enumerate(params)]
-        options = [f"{o}={d}" for o, d in (("num_warps", 4), ("num_stages", 3)) if o not in names]
+        options = [f"{o}={d}" for o, d in LAUNCH_OPTIONS.items() if o not in names]
+        one_cta = "" if "num_ctas" in names else "    if num_ctas != 1:\n        _one_cta(num_ctas)\n"
         runtime = [n for n in names if n not in self.constexpr_names]
         keys = [n if n in self.constexpr_names else
                 f"_plain({n})" if n in self.do_not_specialize else f"_key({n})" for n in names]
         source = (
             f"def binder({''.join(p + ', ' for p in signature)}*, grid, {', '.join(options + ['_table=_table'])}):\n"
+            f"{one_cta}"
             f"    key = ({', '.join(keys + ['num_warps', 'num_stages'])}, _environ.get('MINITRITON_INTERPRET'))\n"
             "    kernel = _table.get(key)\n"
             "    if kernel is None:\n"
@@ -213,7 +215,7 @@ class JITFunction:
             f"    kernel.launch_fast(grid, ({''.join(f'{n}, ' for n in runtime)}))\n"
             "    return kernel\n")
         namespace = {"_table": {}, "_environ": os.environ, "_key": launch_key, "_plain": _plain_key,
-                     "_grid3": _grid3, **defaults}
+                     "_grid3": _grid3, "_one_cta": _one_cta, **defaults}
 
         def miss(key, values, num_warps, num_stages):
             bound = dict(zip(names, values))
@@ -236,10 +238,13 @@ class JITFunction:
         return self.kernel_for(self.bind(args, kwargs), num_warps, num_stages, target)
 
     def options(self, kwargs: dict) -> tuple[int, int]:
-        """num_warps and num_stages are launch options, and also constexprs if the kernel names them."""
-        take = lambda name, default: kwargs.get(name, default) if name in self.arg_names \
-            else kwargs.pop(name, default)
-        return take("num_warps", 4), take("num_stages", 3)
+        """The launch options (LAUNCH_OPTIONS), which are also constexprs if the kernel names them."""
+        take = lambda name: kwargs.get(name, LAUNCH_OPTIONS[name]) if name in self.arg_names \
+            else kwargs.pop(name, LAUNCH_OPTIONS[name])
+        num_ctas = take("num_ctas")
+        if num_ctas != 1 and "num_ctas" not in self.arg_names:
+            _one_cta(num_ctas)
+        return take("num_warps"), take("num_stages")
 
     def bind(self, args, kwargs) -> dict[str, Any]:
         try:
@@ -278,6 +283,15 @@ class JITFunction:
                 raise e.with_traceback(None)
             self.cache[key] = kernel
         return kernel
+
+
+# What a launch may say besides the arguments, and the defaults. num_ctas is Triton's (thread block
+# clusters); it is accepted so that launches written for Triton run, and must be 1.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+
+
+def _one_cta(num_ctas) -> None:
+    raise LaunchError(f"num_ctas={num_ctas!r}: minitriton launches one thread block per program (num_ctas=1)")
 
 
 def _hashable(value):

@@ -534,6 +534,22 @@ class DotOperandLayout(DistributedLayout):
     # --8<-- [end:dot-elements]
 
 
+@dataclass(frozen=True)
+class SharedOperandLayout:
+    """A `dot` operand that is not held in registers at all: it stays in shared memory, laid out
+    as `wgmma` reads it (Hopper's warpgroup MMA takes A and B through shared-memory descriptors).
+    A thread's only "register" is the buffer's address."""
+
+    op_idx: int
+    parent: MmaLayout
+
+    def __str__(self) -> str:
+        return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}}}>"
+
+    def registers_per_thread(self, shape: Sequence[int]) -> int:
+        return 1
+
+
 # --8<-- [start:default-blocked]
 def default_blocked(shape: Sequence[int], num_warps: int, order: Sequence[int] | None = None,
                     size_per_thread: Sequence[int] | None = None,

@@ -535,6 +535,8 @@ def backend_listings() -> dict[str, str]:
     out["matmul.buffers"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
     args, kwargs = _matmul_args(1, 64)
     out["matmul.buffers.stages1"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
+    args, kwargs = _matmul_args(3, 128)
+    out["matmul.out_of_resources"] = _out_of_resources(backend_ir(matmul_kernel, *args, **kwargs).fn, 48 * 1024)
     # 8. LLVM IR
     add = compiled(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     out["add.llir"] = add.asm["llir"]
@@ -552,6 +554,18 @@ def backend_listings() -> dict[str, str]:
     out["add.launcher"] = driver._binder(("ptr", "ptr", "ptr", "int32"))[0]
     out["add.cache_parts"] = _cache_key_parts(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     return out
+
+
+def _out_of_resources(fn: ir.Function, limit: int) -> str:
+    """What `assign_shared` says when a kernel needs more shared memory than `limit`."""
+    from minitriton.errors import OutOfResources
+    from minitriton.passes.shared import assign_shared
+
+    try:
+        assign_shared(fn, limit=limit)
+    except OutOfResources as error:
+        return f"OutOfResources: {error}"
+    raise AssertionError(f"the kernel fits in {limit} bytes of shared memory")
 
 
 def _cache_key_parts(kernel, *args, **kwargs) -> str:

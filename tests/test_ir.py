@@ -240,7 +240,8 @@ def test_simplify_folds_double_transpose():
     b = ir.Builder()
     rows = b.value("expand_dims", [b.value("arange", [], start=0, end=4)], axis=1)
     cols = b.value("expand_dims", [b.value("arange", [], start=0, end=8)], axis=0)
-    offs = b.value("add", [b.value("broadcast", [rows], shape=(4, 8)), b.value("broadcast", [cols], shape=(4, 8))])
+    offs = b.value("add", [b.value("broadcast", [rows], shape=(4, 8)),
+                           b.value("broadcast", [cols], shape=(4, 8))])
     ptrs = b.value("addptr", [b.value("splat", [x_ptr], shape=(4, 8)), offs])
     x = b.value("load", [ptrs])
     t = b.value("trans", [x], perm=(1, 0))
@@ -297,7 +298,8 @@ TUTORIALS = {
                 dict(BLOCK_SIZE=64, num_stages=2)),
     "matmul": (tutorials.matmul_kernel, dict(a_ptr=H, b_ptr=H, c_ptr=H, M=64, N=64, K=64, stride_am=64,
                                              stride_ak=1, stride_bk=64, stride_bn=1, stride_cm=64, stride_cn=1),
-               dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=4, ACTIVATION="leaky_relu")),
+               dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=4,
+                    ACTIVATION="leaky_relu")),
     "dropout": (tutorials._seeded_dropout, dict(x_ptr=X, output_ptr=X, n_elements=100, p=0.5, seed=7),
                 dict(BLOCK_SIZE=64)),
     "layer_norm": (tutorials._layer_norm_fwd_fused, dict(X=X, Y=X, W=X, B=X, Mean=X, Rstd=X, stride=64, N=50,

@@ -350,7 +350,7 @@ def test_cache_key_follows_called_helpers(tmp_path, monkeypatch):
         assert changed.kernel.cache_key != key  # the helper's source changed
         changed.kernel[(1,)](out)
         assert out[0] == 6
-        assert _load_module(path, amount=1, unrelated=2, offset=10).kernel.cache_key != key  # a global constexpr
+        assert _load_module(path, amount=1, unrelated=2, offset=10).kernel.cache_key != key  # a global
         assert _load_module(path, amount=1, unrelated=2, offset=0).kernel.cache_key == key
     finally:
         sys.modules.pop("jit_key_module", None)
@@ -396,3 +396,12 @@ def no_argument_kernel():
 def test_a_kernel_without_arguments_launches():
     no_argument_kernel[(2,)]()
     no_argument_kernel[(1,)](num_warps=1)
+
+
+def test_num_ctas_is_accepted_as_triton_launches_pass_it():
+    out = np.zeros(16, np.int32)
+    grid_kernel[(1,)](out, 16, BLOCK=16, num_ctas=1)
+    np.testing.assert_array_equal(out, np.arange(16))
+    assert grid_kernel.warmup(out, 16, BLOCK=16, num_ctas=1, grid=(1,)).asm["ttir"]
+    with pytest.raises(LaunchError, match="num_ctas=2"):
+        grid_kernel[(1,)](out, 16, BLOCK=16, num_ctas=2)

@@ -526,7 +526,8 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, acc_ptr, M: tl.constexpr, N: tl.constexpr, K
 def test_dot(dtype, precision):
     rng = np.random.default_rng(9)
     M, N, K = 16, 32, 64
-    a, b = random_array(rng, dtype, M * K, -3, 3).reshape(M, K), random_array(rng, dtype, K * N, -3, 3).reshape(K, N)
+    a = random_array(rng, dtype, M * K, -3, 3).reshape(M, K)
+    b = random_array(rng, dtype, K * N, -3, 3).reshape(K, N)
     out_dtype = np.int32 if dtype == np.int8 else (np.float64 if dtype == np.float64 else np.float32)
     acc = random_array(rng, out_dtype, M * N, -3, 3).reshape(M, N)
     c = np.full((2, M, N), -1, out_dtype)
@@ -669,7 +670,8 @@ def test_cast(src):
     outs = [np.zeros(n, dst) for dst in CAST_TARGETS]
     cast_kernel[(1,)](x, *outs, n, BLOCK=32)
     for dst, out in zip(CAST_TARGETS, outs):
-        np.testing.assert_array_equal(out, _cast_reference(x, dst), err_msg=f"{np.dtype(src)} -> {np.dtype(dst)}")
+        np.testing.assert_array_equal(out, _cast_reference(x, dst),
+                                      err_msg=f"{np.dtype(src)} -> {np.dtype(dst)}")
 
 
 @triton.jit
@@ -1079,7 +1081,8 @@ def random_kernel(ints_ptr, floats_ptr, normal_ptr, seed, n, BLOCK: tl.constexpr
 
 
 def _random(seed, n=2000, block=256):
-    ints, floats, normal = np.zeros(n, np.uint32), np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    ints = np.zeros(n, np.uint32)
+    floats, normal = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
     random_kernel[(triton.cdiv(n, block),)](ints, floats, normal, seed, n, BLOCK=block)
     return ints, floats, normal
 
@@ -1241,7 +1244,9 @@ def _reference(op, x, y, d, s):
         "/": lambda: (x.astype(np.float32) / d.astype(np.float32) if kind in "iu" or x.dtype == np.float16
                       else x / d),
         "//": lambda: _c_div(x, d),
-        "%": lambda: np.fmod(x, d) if x.dtype != np.float16 else np.fmod(x.astype(np.float32), d.astype(np.float32)), "&": lambda: x & y, "|": lambda: x | y,
+        "%": lambda: (np.fmod(x.astype(np.float32), d.astype(np.float32)) if x.dtype == np.float16
+                      else np.fmod(x, d)),  # fp16 remainders are taken in fp32, like divisions
+        "&": lambda: x & y, "|": lambda: x | y,
         "^": lambda: x ^ y, "<<": lambda: x << s, ">>": lambda: x >> s, "<": lambda: x < y,
         "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y, "==": lambda: x == y,
         "!=": lambda: x != y, "and": lambda: (x > y) & (x != 0), "or": lambda: (x > y) | (y == 0),
@@ -1264,7 +1269,8 @@ def operands(draw, dtype):
     info = np.iinfo(dtype)
     values = st.integers(int(info.min), int(info.max))
     x, y = arrays(values), arrays(values)
-    return x, y, arrays(values.filter(lambda v: v not in (0, -1))), arrays(st.integers(0, dtype.itemsize * 8 - 1))
+    divisor = arrays(values.filter(lambda v: v not in (0, -1)))
+    return x, y, divisor, arrays(st.integers(0, dtype.itemsize * 8 - 1))
 
 
 @pytest.mark.parametrize("dtype", ALL)
@@ -1340,7 +1346,8 @@ def test_python_numbers_are_weakly_typed():
     h = np.array([1, 2, 3, 65504], np.float16)
     i8 = np.array([1, 2, 3, 127], np.int8)
     u8 = np.array([0, 1, 2, 255], np.uint8)
-    out_h, out_i8, out_u8, out_f = np.zeros(4, np.float16), np.zeros(4, np.int8), np.zeros(4, np.uint8), np.zeros(4, np.float32)
+    out_h, out_i8 = np.zeros(4, np.float16), np.zeros(4, np.int8)
+    out_u8, out_f = np.zeros(4, np.uint8), np.zeros(4, np.float32)
     weak_kernel[(1,)](h, i8, u8, out_h, out_i8, out_u8, out_f)
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(out_h, h * np.float16(2) + (np.float16(1) + h))
@@ -1460,7 +1467,8 @@ def tensor_api_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     z = (x ** 2) + tl.fdiv(x, 2.0) + tl.math.pow(x, 2.0)
     tl.store(out_ptr + offs, y)
     tl.store(out_ptr + BLOCK + offs, z)
-    tl.store(out_ptr + 2 * BLOCK + offs, tl.ravel(x[:, None] * tl.full((1, 2), 1.0, tl.float32)).reshape(BLOCK, 2).sum(1))
+    pairs = tl.ravel(x[:, None] * tl.full((1, 2), 1.0, tl.float32))  # (BLOCK * 2,): x0, x0, x1, x1, ...
+    tl.store(out_ptr + 2 * BLOCK + offs, pairs.reshape(BLOCK, 2).sum(1))
     tl.store(out_ptr + 3 * BLOCK + offs, tl.exp(x).log())
 
 

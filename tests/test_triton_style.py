@@ -335,7 +335,8 @@ def for_iv_kernel(Out, lo, hi, step):
     tl.store(Out, acc)
 
 
-@pytest.mark.parametrize("lo, hi, step", [(0, 10, 1), (-5, 30, 7), (20, -7, -3), (5, 5, 1), (2**31 - 10, 2**31 - 1, 4)])
+@pytest.mark.parametrize("lo, hi, step", [(0, 10, 1), (-5, 30, 7), (20, -7, -3), (5, 5, 1),
+                                         (2**31 - 10, 2**31 - 1, 4)])
 def test_for_induction_variable(lo, hi, step):
     out = np.zeros(1, np.int64)
     for_iv_kernel[(1,)](out, lo, hi, step)

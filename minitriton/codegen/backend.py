@@ -23,7 +23,8 @@ class CUDABackend:
             raise LaunchError("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run "
                               "kernels in the numpy interpreter, or warmup(..., target='sm_90') to "
                               "compile without running")
-        return driver.device_properties().arch
+        arch = driver.device_properties().arch
+        return "sm_90a" if arch == "sm_90" else arch  # Hopper's own instructions (wgmma) need sm_90a
 
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
@@ -54,7 +55,7 @@ class CUDABackend:
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
                     "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
         vectors = coalesce(fn, options.num_warps)
-        assign_layouts(fn, options.num_warps, vectors)
+        assign_layouts(fn, options.num_warps, vectors, arch)
         pipeline(fn, options.num_stages)
         assign_shared(fn)
         insert_barriers(fn)

@@ -69,7 +69,7 @@ class Lowering:
         self.b = ll.IRBuilder(kernel.append_basic_block("entry"))
         self.smem = ll.GlobalVariable(self.module, ll.ArrayType(i8, 0), "smem", addrspace=3)
         self.smem.linkage = "external"
-        self.smem.align = 16
+        self.smem.align = 1024  # so that offsets aligned to 1 KB are aligned in the shared window
         self.smem.type = SHARED_PTR  # an opaque pointer, so any type can be stored through it
         tid = self.sreg("tid.x")
         self.lane = self.b.and_(tid, ll.Constant(i32, 31), name="lane")
@@ -265,6 +265,14 @@ def _minmax(pick: str):
         cmp = lw.b.icmp_signed if signed else lw.b.icmp_unsigned
         return [lw.b.select(cmp("<" if pick == "min" else ">", x, y), x, y) for x, y in zip(a, b)]
     return rule
+
+
+def _div(lw: Lowering, op, a, b):
+    """Division: fp32 `/` is div.full.f32 (2 ulp, Triton's choice), `div_rn` the IEEE division."""
+    dtype = op.operands[0].dtype
+    if dtype == ir.float32 and op.attrs.get("rounding") != "rn":
+        return [lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False) for x, y in zip(a, b)]
+    return _binary("sdiv", "udiv", "fdiv")(lw, op, a, b)
 
 
 def _umulhi(lw: Lowering, op, a, b):
@@ -897,7 +905,7 @@ RULES = {
     "constant": _constant, "program_id": _program_id, "num_programs": _num_programs, "arange": _arange,
     "splat": _splat, "hint": _hint,
     "add": _binary("add", "add", "fadd"), "sub": _binary("sub", "sub", "fsub"),
-    "mul": _binary("mul", "mul", "fmul"), "div": _binary("sdiv", "udiv", "fdiv"),
+    "mul": _binary("mul", "mul", "fmul"), "div": _div,
     "rem": _rem, "and": _binary("and_", "and_", None),
     "or": _binary("or_", "or_", None), "xor": _binary("xor", "xor", None),
     "shl": _binary("shl", "shl", None), "shr": _binary("ashr", "lshr", None),

@@ -169,9 +169,11 @@ def _convert_layout(lw, op, x):
 # --8<-- [start:ldmatrix]
 def ldmatrix_operand(op: ir.Op):
     """The swizzled shared layout a blocked -> mma-operand conversion goes through with 16-byte
-    stores and `ldmatrix`, or None when the generic path must be taken."""
-    from ..layouts import BlockedLayout, DotOperandLayout, mma_operand_swizzle
+    stores and `ldmatrix` (or, for wgmma, the layout it reads), or None for the generic path."""
+    from ..layouts import BlockedLayout, DotOperandLayout, SharedOperandLayout, mma_operand_swizzle
     src, dst = op.operands[0], op.result
+    if isinstance(dst.layout, SharedOperandLayout):
+        return WgmmaShared(dst.layout.op_idx, *src.shape) if isinstance(src.layout, BlockedLayout) else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
     if src.dtype.bits != 16 or src.layout.order[0] != 1 or dst.layout.k_width != 2:
@@ -193,16 +195,23 @@ def _swizzled(lw: Lowering, shared, row, col, row_length: int):
 
 
 def _to_mma_operand(lw: Lowering, op, x) -> list:
-    """Blocked registers -> shared memory (16-byte stores, swizzled) -> mma fragments (ldmatrix)."""
+    """Blocked registers -> shared memory (16-byte stores, swizzled) -> mma fragments (ldmatrix);
+    a wgmma operand stays there, and its one "register" is the buffer's address."""
     src, dst = op.operands[0], op.result
     shared = ldmatrix_operand(op)
     base = ll.Constant(i32, op.attrs.get("smem_offset", 0))
     _store_operand(lw, src, x, shared, base)
+    if isinstance(shared, WgmmaShared):
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])  # tensor cores read what threads wrote
+        lw.barrier()
+        return [base]
     lw.barrier()
     return _read_operand(lw, dst, shared, src.shape[1], base)
 
 
 def _element_address(lw: Lowering, base, shared, row, col, row_length: int):
+    if isinstance(shared, WgmmaShared):
+        return lw.shared_ptr(lw.b.add(base, shared.byte_offset(lw, row, col)))
     offset = _swizzled(lw, shared, row, col, row_length)
     return lw.shared_ptr(lw.b.add(base, lw.b.mul(offset, ll.Constant(i32, 2))))
 
@@ -221,7 +230,7 @@ def _runs(lw: Lowering, value: ir.Value, run: int):
 def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of consecutive row elements, up to 8 (16 bytes) at once."""
     B = lw.b
-    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8)
+    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8) if src.layout.order[0] == 1 else 1
     for r, (row, col) in _runs(lw, src, run):
         vector = ll.VectorType(x[r].type, run)
         packed = ll.Constant(vector, None)
@@ -292,11 +301,93 @@ def _async_commit(lw: Lowering, op):
 
 def _async_wait(lw: Lowering, op):
     lw.asm(ll.VoidType(), f"cp.async.wait_group {op.attrs['pending']};", "", [])
+    if op.attrs.get("fence"):  # the copies are read next by the tensor cores (wgmma), not by threads
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
 
 
 def _local_read(lw: Lowering, op, stage):
+    if isinstance(op.attrs["shared"], WgmmaShared):
+        return [_stage_base(lw, op, stage[0])]
     return _read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]
+
+
+# --8<-- [start:wgmma]
+class WgmmaShared:
+    """How wgmma wants an operand in shared memory (PTX ISA, "canonical layouts").
+
+    A (M x K) is K-major: rows of K elements, swizzled by 16-byte chunk over 8-row atoms (128, 64
+    or 32-byte rows). B (K x N) is N-major in atoms of 64 columns: each atom holds 8 k-rows of
+    128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows follow (SBO = 1 KB), atoms
+    for the next 64 columns come after all the k-rows (LBO = K * 128 bytes)."""
+
+    def __init__(self, op_idx: int, rows: int, cols: int):
+        self.op_idx, self.rows, self.cols = op_idx, rows, cols
+        self.vec = 8  # elements in a 16-byte chunk: runs of these are stored at once
+        if op_idx == 0:
+            self.row_bytes = 2 * cols
+            self.mode = {128: 1, 64: 2, 32: 3}[self.row_bytes]
+            self.per_phase = 128 // self.row_bytes
+            self.max_phase = 8 // self.per_phase
+        self.bytes = rows * cols * 2
+
+    def byte_offset(self, lw: Lowering, row, col):
+        B = lw.b
+        c = lambda v: ll.Constant(i32, v)
+        if self.op_idx == 0:
+            phase = B.urem(B.udiv(row, c(self.per_phase)), c(self.max_phase))
+            chunk = B.xor(B.udiv(col, c(8)), phase)
+            return B.add(B.mul(row, c(self.row_bytes)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
+        atom = B.udiv(col, c(64))
+        chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
+        within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
+        return B.add(B.mul(atom, c(self.rows * 128)), within)
+
+    def descriptor(self, lw: Lowering, address):
+        """The 64-bit matrix descriptor of the operand starting at shared `address` (bytes)."""
+        B = lw.b
+        if self.op_idx == 0:
+            lbo, sbo, mode = 16, 8 * self.row_bytes, self.mode
+        else:
+            lbo, sbo, mode = self.rows * 128, 1024, 1
+        fixed = (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
+        start = B.lshr(B.and_(B.zext(address, i64), ll.Constant(i64, 0x3FFFF)), ll.Constant(i64, 4))
+        return B.or_(start, ll.Constant(i64, fixed))
+
+
+def _wgmma(lw: Lowering, op, a, b, acc):
+    """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNk16,
+    reading both operands from shared memory through descriptors."""
+    B = lw.b
+    av, bv, cv = op.operands
+    (m, k), n = av.shape, bv.shape[1]
+    num_warps = lw.num_warps
+    a_shared, b_shared = WgmmaShared(0, m, k), WgmmaShared(1, k, n)
+    smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
+    group_row = B.mul(B.lshr(lw.warp, ll.Constant(i32, 2)), ll.Constant(i32, 64))
+    kind = "bf16" if av.dtype.is_bf16() else "f16"
+    count = n // 2  # accumulator registers of one m64nN tile per thread
+    outs = ",".join(f"${i}" for i in range(count))
+    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{kind}.{kind} "
+            f"{{{outs}}}, ${count}, ${count + 1}, p, 1, 1, 0, 1; }}")
+    constraints = ",".join(["=f"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    out = list(acc)
+    lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
+    for m_rep in range(m // (16 * num_warps)):
+        row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
+        regs = out[m_rep * count:(m_rep + 1) * count]
+        for kk in range(k // 16):
+            a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
+                                                             ll.Constant(i32, 32 * kk)))
+            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, 2048 * kk))
+            result = lw.asm(ll.LiteralStructType([f32] * count), text, constraints,
+                            [a_shared.descriptor(lw, a_address), b_shared.descriptor(lw, b_address)] + regs)
+            regs = [B.extract_value(result, i) for i in range(count)]
+        out[m_rep * count:(m_rep + 1) * count] = regs
+    lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])
+    lw.asm(ll.VoidType(), "wgmma.wait_group.sync.aligned 0;", "", [])
+    return out
+# --8<-- [end:wgmma]
 
 
 def _broadcast(lw, op, x):
@@ -612,7 +703,9 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
 
 
 def _dot(lw: Lowering, op, a, b, acc):
-    from ..layouts import DotOperandLayout
+    from ..layouts import DotOperandLayout, SharedOperandLayout
+    if isinstance(op.operands[0].layout, SharedOperandLayout):
+        return _wgmma(lw, op, a, b, acc)
     if isinstance(op.operands[0].layout, DotOperandLayout):
         return _mma(lw, op, a, b, acc)
     return _fma_dot(lw, op, a, b, acc)
@@ -622,6 +715,9 @@ def _dot(lw: Lowering, op, a, b, acc):
 def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
     name = op.name
+    from ..layouts import SharedOperandLayout
+    if name == "convert_layout" and isinstance(op.result.layout, SharedOperandLayout):
+        return (op.result.type.numel * 2 + 1023) // 1024 * 1024  # a wgmma operand: whole 1 KB atoms
     if name in ("convert_layout", "broadcast", "expand_dims", "trans", "reshape"):
         src = op.operands[0]
         to_src = {"convert_layout": lambda i: i,
@@ -640,8 +736,8 @@ def scratch_bytes(op: ir.Op) -> int:
     if name == "scan":
         return op.result.type.numel * max(op.result.dtype.bits // 8, 1)
     if name == "dot":
-        from ..layouts import DotOperandLayout
-        if isinstance(op.operands[0].layout, DotOperandLayout):
+        from ..layouts import DotOperandLayout, SharedOperandLayout
+        if isinstance(op.operands[0].layout, (DotOperandLayout, SharedOperandLayout)):
             return 0
         a, b, _ = op.operands
         return (a.type.numel + b.type.numel) * max(a.dtype.bits // 8, 1)

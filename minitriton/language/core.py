@@ -343,10 +343,17 @@ def umulhi(x, y) -> tensor:
 
 @builtin
 def fdiv(x, y, ieee_rounding=False) -> tensor:
-    return _binary("div", x, y)
+    """x / y; fp32 division is approximate (2 ulp, as `/` in Triton) unless `ieee_rounding`."""
+    result = _binary("div", x, y)
+    if _unwrap(ieee_rounding):
+        result.handle.owner.attrs["rounding"] = "rn"
+    return result
 
 
-div_rn = fdiv
+@builtin
+def div_rn(x, y) -> tensor:
+    """x / y rounded to nearest, as IEEE 754 says."""
+    return fdiv(x, y, ieee_rounding=True)
 
 
 @builtin

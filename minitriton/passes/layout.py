@@ -17,7 +17,8 @@ anchored layouts meet. Chapter: 04-layouts.
 from __future__ import annotations
 
 from .. import ir
-from ..layouts import BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SliceLayout, default_blocked
+from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SharedOperandLayout,
+                       SliceLayout, default_blocked)
 
 # --8<-- [start:flexible-ops]
 # Ops whose result can be recomputed in any layout from its operands at the cost of the op itself.
@@ -79,13 +80,18 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
     return warps[0], warps[1]
 
 
-def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int):
-    """Tensor-core layouts for `dot` (mma.sync m16n8k16) when the types and shape allow, else None."""
+def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int, arch: str = "sm_80"):
+    """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
+    operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync."""
     if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32:
         return None
     m, n = acc.shape
     if m % 16 or n % 8 or a.shape[1] % 16:
         return None
+    if arch == "sm_90a" and num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n % 64 == 0 \
+            and n <= 256 and a.shape[1] in (16, 32, 64):
+        mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
+        return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
     warps_m, warps_n = mma_warps(m, n, num_warps)
     if m < 16 * warps_m or n < 8 * warps_n:
         return None  # warps would hold copies of each other's tiles: use the FMA path
@@ -98,8 +104,8 @@ class LayoutAssignment:
     """Pass 1 decides a layout (or 'flexible') per value; pass 2 rewrites the IR to match."""
 
     def __init__(self, fn: ir.Function, num_warps: int,
-                 vectors: dict[int, tuple[tuple[int, ...], int]] | None = None):
-        self.fn, self.num_warps = fn, num_warps
+                 vectors: dict[int, tuple[tuple[int, ...], int]] | None = None, arch: str = "sm_80"):
+        self.fn, self.num_warps, self.arch = fn, num_warps, arch
         self.vectors = vectors or {}  # id(pointer value) -> (order, elements per thread), from coalesce
         self.layout: dict[int, DistributedLayout] = {}  # anchored values only
         self.remat: dict[tuple, ir.Value] = {}  # (value, layout, block) -> its copy there
@@ -163,7 +169,7 @@ class LayoutAssignment:
                 self.anchor(result, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
-            mma = mma_layouts(a, b, acc, self.num_warps)
+            mma = mma_layouts(a, b, acc, self.num_warps, self.arch)
             self.anchor(result, mma[2] if mma else (self.of(acc) or self.default(acc)))
         elif name in ("scan", "reshape", "convert_layout"):
             x = op.operands[0]
@@ -221,7 +227,7 @@ class LayoutAssignment:
         if not tiles:
             return [None] * len(op.operands)
         if name == "dot":
-            mma = mma_layouts(*op.operands, self.num_warps)
+            mma = mma_layouts(*op.operands, self.num_warps, self.arch)
             acc_layout = self.of(op.result)
             if mma:
                 return list(mma)
@@ -341,10 +347,9 @@ class LayoutAssignment:
 
 
 # --8<-- [start:assign]
-def assign_layouts(fn: ir.Function, num_warps: int,
-                   vectors: dict[int, tuple[tuple[int, ...], int]] | None = None) -> ir.Function:
+def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None, arch: str = "sm_80") -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
-    assignment = LayoutAssignment(fn, num_warps, vectors)
+    assignment = LayoutAssignment(fn, num_warps, vectors, arch)
     assignment.decide_block(fn.body)
     assignment.rewrite_block(fn.body)
     ir.verify(fn)

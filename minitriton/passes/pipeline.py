@@ -23,7 +23,7 @@ with `other` absent or zero (cp.async fills masked elements with zeros). Chapter
 from __future__ import annotations
 
 from .. import ir
-from ..codegen.tiles import ldmatrix_operand
+from ..codegen.tiles import WgmmaShared, ldmatrix_operand
 
 PURE_SLICE_OPS = {"constant", "splat", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
                   "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
@@ -185,7 +185,8 @@ class Pipeliner:
         read_stage, write_stage = ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))
         new_body = ir.Block(list(body.args) + new_args + [read_stage, write_stage])
         ops = new_body.ops
-        _emit(ops, "async_wait", [], pending=stages - 2)
+        _emit(ops, "async_wait", [], pending=stages - 2,
+              fence=any(isinstance(ring["shared"], WgmmaShared) for ring in rings))
         _emit(ops, "barrier", [])
         replace = {}
         for (load, convert), ring in zip(pairs, rings):

@@ -25,6 +25,7 @@ class Buffer:
     start: int
     end: int
     offset: int = 0
+    align: int = 16
 
     def __str__(self) -> str:
         return f"{self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
@@ -35,8 +36,9 @@ def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
     buffers = []
     for position, op in enumerate(fn.walk()):
         size = scratch_bytes(op)
-        if size:
-            buffers.append(Buffer(op, (size + 15) // 16 * 16, position, position))
+        if size:  # a buffer of whole kilobytes holds swizzle atoms, which must start on one
+            align = 1024 if size % 1024 == 0 else 16
+            buffers.append(Buffer(op, (size + 15) // 16 * 16, position, position, align=align))
     return buffers
 
 
@@ -50,7 +52,7 @@ def allocate(buffers: list[Buffer]) -> int:
         for other in sorted(placed, key=lambda b: b.offset):
             overlaps_in_time = other.start <= buf.end and buf.start <= other.end
             if overlaps_in_time and other.offset < offset + buf.size and offset < other.offset + other.size:
-                offset = other.offset + other.size
+                offset = (other.offset + other.size + buf.align - 1) // buf.align * buf.align
         buf.offset = offset
         placed.append(buf)
     return max((b.offset + b.size for b in buffers), default=0)
@@ -67,7 +69,7 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     rings, offset = {}, 0
     for name, size in fn.attrs.get("shared_buffers", {}).items():
         rings[name] = offset
-        offset += (size + 127) // 128 * 128
+        offset += (size + 1023) // 1024 * 1024  # rings hold swizzle atoms, which start on 1 KB
     fn.attrs["buffer_offsets"] = rings
     total = offset + allocate(buffers)
     for buf in buffers:
