@@ -646,25 +646,41 @@ def _pack_pairs(lw: Lowering, values: list) -> list:
 
 
 # --8<-- [start:fma_dot]
+def _runs_of_four(offsets: list[int], layout, shape, dim: int) -> list[list[int]]:
+    """The thread's distinct indices along `dim`, in runs of 4 consecutive ones that start on a
+    multiple of 4 in every thread (a 16-byte vector load), else one by one."""
+    values = sorted(set(offsets))
+    lane_warp = [b[dim] for b in layout.lane_bases(shape) + layout.warp_bases(shape)]
+    aligned = all(v % 4 == 0 for v in lane_warp)
+    runs, i = [], 0
+    while i < len(values):
+        if aligned and values[i] % 4 == 0 and values[i:i + 4] == list(range(values[i], values[i] + 4)):
+            runs.append(values[i:i + 4])
+            i += 4
+        else:
+            runs.append([values[i]])
+            i += 1
+    return runs
+
+
 def _fma_dot(lw: Lowering, op, a, b, acc):
-    """acc[i, j] += sum_k a[i, k] * b[k, j]: operands staged in shared memory, a loop over k."""
+    """acc[i, j] += sum_k a[i, k] * b[k, j] on CUDA cores. The operands are staged in shared memory
+    as a^T (k-major) and b, so that at each k a thread reads its runs of rows and of columns as
+    vectors, then does one FMA per accumulator register."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k_size), (_, n) = av.shape, bv.shape
-    elem = av.dtype
-    compute = cv.dtype
-    for value, regs, base in ((av, a, 0), (bv, b, m * k_size)):
+    elem, compute = av.dtype, cv.dtype
+    for value, regs, base, transposed in ((av, a, 0, True), (bv, b, m * k_size, False)):
         for r in lw.unique_registers(value.layout, value.shape):
-            index = lw.indices(value.layout, value.shape)[r]
-            at = B.add(ll.Constant(i32, base), _linear(lw, index, value.shape))
-            _write(lw, _shared_at(lw, op, at, elem), regs[r], elem)
+            i, j = lw.indices(value.layout, value.shape)[r]
+            at = B.add(B.mul(j, ll.Constant(i32, m)), i) if transposed else _linear(lw, [i, j], value.shape)
+            _write(lw, _shared_at(lw, op, B.add(ll.Constant(i32, base), at), elem), regs[r], elem)
     lw.barrier()
-    indices = lw.indices(cv.layout, cv.shape)
-    rows = sorted({o[0] for o in cv.layout.register_offsets(cv.shape)})
-    cols = sorted({o[1] for o in cv.layout.register_offsets(cv.shape)})
     offsets = cv.layout.register_offsets(cv.shape)
-    row_of = {o: indices[r][0] for r, o in enumerate(o[0] for o in offsets)}
-    col_of = {o: indices[r][1] for r, o in enumerate(o[1] for o in offsets)}
+    parts = lw.thread_part(cv.layout, cv.shape)
+    row_runs = _runs_of_four([o[0] for o in offsets], cv.layout, cv.shape, 0)
+    col_runs = _runs_of_four([o[1] for o in offsets], cv.layout, cv.shape, 1)
     pre = B.block
     head = B.append_basic_block("dot.k")
     body = B.append_basic_block("dot.body")
@@ -680,14 +696,29 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
         phis.append(phi)
     B.cbranch(B.icmp_unsigned("<", k, ll.Constant(i32, k_size)), body, done)
     B.position_at_end(body)
-    a_row = {r: cast_register(lw, _read(lw, _shared_at(lw, op, B.add(B.mul(row_of[r], ll.Constant(i32, k_size)), k),
-                                                        elem), elem), elem, compute) for r in rows}
-    b_col = {c: cast_register(lw, _read(lw, _shared_at(lw, op, B.add(ll.Constant(i32, m * k_size),
-                                                                      B.add(B.mul(k, ll.Constant(i32, n)), col_of[c])),
-                                                        elem), elem), elem, compute) for c in cols}
+
+    def read(runs, part, base, stride):
+        """{offset: value} for this k, one vector load per run."""
+        values = {}
+        for run in runs:
+            index = B.add(B.add(ll.Constant(i32, base), B.mul(k, ll.Constant(i32, stride))),
+                          B.add(part, ll.Constant(i32, run[0])))
+            ptr = _shared_at(lw, op, index, elem)
+            if len(run) == 1:
+                loaded = [_read(lw, ptr, elem)]
+            else:
+                vector = B.load(ptr, typ=ll.VectorType(_storage_type(elem), len(run)),
+                                align=len(run) * max(elem.bits // 8, 1))
+                loaded = [B.extract_element(vector, ll.Constant(i32, t)) for t in range(len(run))]
+            for o, v in zip(run, loaded):
+                values[o] = cast_register(lw, v, elem, compute)
+        return values
+
+    a_at = read(row_runs, parts[0], 0, m)
+    b_at = read(col_runs, parts[1], m * k_size, n)
     updated = []
     for phi, (row, col) in zip(phis, offsets):
-        x, y = a_row[row], b_col[col]
+        x, y = a_at[row], b_at[col]
         if compute.is_floating():
             name = "llvm.fma.f64" if compute == ir.float64 else "llvm.fma.f32"
             updated.append(lw.call(name, ll_type(compute), [x, y, phi]))

@@ -44,6 +44,15 @@ def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
 # --8<-- [end:blocked-for]
 
 
+def fma_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout:
+    """The accumulator of a dot on CUDA cores: 4x4 blocks per thread, so that each step of k reads
+    4 + 4 operand values (two 16-byte loads) for 16 FMAs, where one element each would read 2 per FMA."""
+    m, n = shape
+    if m * n >= 16 * 32 * num_warps and m >= 4 and n >= 4:
+        return default_blocked(shape, num_warps, size_per_thread=(4, 4))
+    return default_blocked(shape, num_warps)
+
+
 def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:
     """The layout of `expand_dims(x, axis)` for x laid out in `layout`: a slice along `axis` gives
     back its parent; a blocked layout gains a dimension of one element, one lane, one warp."""
@@ -170,7 +179,7 @@ class LayoutAssignment:
         elif name == "dot":
             a, b, acc = op.operands
             mma = mma_layouts(a, b, acc, self.num_warps, self.arch)
-            self.anchor(result, mma[2] if mma else (self.of(acc) or self.default(acc)))
+            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps))
         elif name in ("scan", "reshape", "convert_layout"):
             x = op.operands[0]
             layout = self.of(x) if name == "scan" else None
