@@ -212,3 +212,19 @@ def run_layer_norm(M: int = 7, N: int = 300, eps: float = 1e-5, block: int = 128
                                 BLOCK_SIZE=block)
     mu, var = x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True)
     return to_host(y), (x - mu) / np.sqrt(var + eps) * w + b
+
+
+# --8<-- [start:matmul_configs]
+# The configurations the benchmark tries for matmul (the best one is reported): large tiles for
+# wgmma on Hopper, smaller ones for mma.sync and for the CUDA-core (fp32 "ieee") path.
+MATMUL_CONFIGS = [
+    triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8}, num_warps=8,
+                  num_stages=3),
+    triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8}, num_warps=8,
+                  num_stages=3),
+    triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}, num_warps=4,
+                  num_stages=4),
+    triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}, num_warps=4,
+                  num_stages=3),
+]
+# --8<-- [end:matmul_configs]
