@@ -1483,6 +1483,22 @@ def test_tensor_api():
 
 
 @triton.jit
+def tensor_methods_kernel(X, Y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    y = x.exp2().log2() + x.abs() + x.fma(x, x) + x.floor() + x.ravel() + x.cumprod(0) * 0 + x.sqrt() ** 2
+    tl.store(Y + offs, y + abs(x) + offs.cdiv(2) + x.cumsum(0) - x.sum(0) + x.max(0) + x.argmin(0))
+
+
+def test_tensor_methods():
+    x = np.arange(1, 5, dtype=np.float32)
+    y = np.zeros(4, np.float32)
+    tensor_methods_kernel[(1,)](x, y, BLOCK=4)
+    expected = 7 * x + x * x + (np.arange(4) + 1) // 2 + np.cumsum(x) - x.sum() + x.max() + 0
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
+
+
+@triton.jit
 def chained_compare_kernel(x_ptr, out_ptr, lo, hi, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)

@@ -206,11 +206,7 @@ class tensor:
     def min(self, axis=None, return_indices=False, keep_dims=False): return min(self, axis, return_indices, keep_dims=keep_dims)
     def argmax(self, axis, keep_dims=False): return argmax(self, axis, keep_dims=keep_dims)
     def argmin(self, axis, keep_dims=False): return argmin(self, axis, keep_dims=keep_dims)
-    def cumsum(self, axis=0, reverse=False): return cumsum(self, axis, reverse)
-    def exp(self): return exp(self)
-    def log(self): return log(self)
-    def sqrt(self): return sqrt(self)
-    def abs(self): return abs(self)
+    def cumsum(self, axis=0, reverse=False, dtype=None): return cumsum(self, axis, reverse, dtype)
 
 
 def _binary(op: str, a, b) -> tensor:
@@ -620,3 +616,8 @@ def is_builtin(fn) -> bool:
     return getattr(fn, "__minitriton_builtin__", False)
 
 
+# x.exp(), x.ravel(), x.cdiv(4), ...: free functions that Triton's tensors also offer as methods.
+for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor", "ceil",
+              "abs", "fma", "fdiv", "umulhi", "cdiv", "ravel", "xor_sum", "cumprod"):
+    setattr(tensor, _name, globals()[_name])
+del _name
