@@ -60,18 +60,16 @@ def imported_modules(tree: ast.Module, package: Path) -> dict[str, str]:
 
 def cuda_stages() -> list[str]:
     """The modules whose functions the CUDA backend calls as it builds and launches a kernel, in the
-    order of the calls in `CUDABackend.compile`'s `build()` and in `CUDABackend.launcher`."""
+    order of the calls in `CUDABackend.build` and in `CUDABackend.launcher`."""
     path = ROOT / "minitriton" / "codegen" / "backend.py"
     tree = ast.parse(path.read_text())
     modules = imported_modules(tree, path.parent)
     backend = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "CUDABackend")
     methods = {n.name: n for n in backend.body if isinstance(n, ast.FunctionDef)}
-    build = next((n for n in ast.walk(methods["compile"]) if isinstance(n, ast.FunctionDef) and n.name == "build"),
-                 None)
-    assert build is not None and "launcher" in methods, \
-        "the pipeline figure reads CUDABackend.compile's build() and CUDABackend.launcher: update cuda_stages()"
+    assert "build" in methods and "launcher" in methods, \
+        "the pipeline figure reads CUDABackend.build and CUDABackend.launcher: update cuda_stages()"
     stages = []
-    for function in (build, methods["launcher"]):
+    for function in (methods["build"], methods["launcher"]):
         calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)),
                        key=lambda n: (n.lineno, n.col_offset))
         for call in calls:
