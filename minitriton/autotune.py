@@ -8,7 +8,7 @@ is left once through a benchmark, keeps the fastest, and remembers the choice in
 beside the compiled kernels, so a later process does not time them again. A config that does not
 compile, does not fit the device or fails while it runs is scored as unusable, with the reason kept.
 `@heuristics` computes constexprs (or launch options) from the other arguments at every launch.
-Chapter: 14-performance.
+Chapter: 10-performance.
 """
 from __future__ import annotations
 

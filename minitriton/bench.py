@@ -16,7 +16,7 @@ in it are read from memory all the same). Triton runs the very same kernel sourc
 each minitriton kernel's own lines again with `triton.jit`. Results are GB/s or TFLOP/s, with
 minitriton's ratio to every other implementation measured in the same run; they go to
 `<out>/<bench>.csv` and `<out>/<bench>.png`, and a table with the GPU's name ends the output.
-Chapter: 14-performance.
+Chapter: 10-performance.
 """
 from __future__ import annotations
 

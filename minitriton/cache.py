@@ -9,7 +9,7 @@ On disk an entry is a directory `<cache_dir>/<key[:2]>/<key>/`: one file per art
 `manifest.json` that lists every file with its size and sha256, and the metadata. An entry is built
 in a private staging directory and renamed into place in one step, so a reader sees all of it or
 none of it. A reader trusts nothing: an entry whose manifest or files do not check out is removed
-and reported as a miss, so the kernel is recompiled. Chapter: 12-cache.
+and reported as a miss, so the kernel is recompiled. Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 

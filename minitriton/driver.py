@@ -7,7 +7,7 @@ packs the values into a buffer that is already laid out and calls `cuLaunchKerne
 torch tensors, CuPy arrays, anything with `__cuda_array_interface__`, or the small `DeviceArray`
 defined here. Every driver call is checked: a failure is a `CudaError` with the driver's own error
 name. `cuda.bindings` is imported on first use, so this module imports on machines without a GPU.
-Chapter: 10-driver.
+Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Place in the pipeline: plain arithmetic, no IR. `passes/layout.py` gives every tile value one of
 these; `codegen/llvm` asks them which elements a thread holds and how to compute their indices;
-the layouts chapter draws them with `draw`. Nothing here knows about ops or types.
+chapter 04-layouts draws them with `draw`. Nothing here knows about ops or types.
 
 Two families, as in Triton:
 

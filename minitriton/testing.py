@@ -7,7 +7,7 @@ quantiles...) in milliseconds. `perf_report(Benchmark(...))` turns a function of
 into a sweep that prints a table and saves a CSV and a line plot. The writers of tables, CSV files
 and plots live here once and `minitriton.bench` uses them too. matplotlib is optional (the `bench`
 extra): without it the plots are skipped with a note and the CSV files are still written.
-Chapter: 14-performance.
+Chapter: 10-performance.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 `compile` runs the GPU passes on simplified tile IR, keeps each stage's text in `asm`, and (when a
 GPU is here) loads the cubin with the driver and prepares the launch. With `target="sm_90"` (or
 any arch) and no GPU, it stops after ptxas: `kernel.warmup(..., target="sm_90")` shows the PTX a
-GPU would run. The on-disk cache keeps the PTX and cubin of every specialization. Chapter: 09-ptx.
+GPU would run. The on-disk cache keeps the PTX and cubin of every specialization. Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ installed, a cubin together with the resources the kernel uses: registers per th
 to local memory, stack frame and static shared memory. The cubin is what the driver loads; without
 `ptxas` the driver can load the PTX itself and compile it when the module loads. Both steps
 reject broken input with a `BackendError` that names the stage and points at the offending line.
-Chapter: 09-ptx.
+Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 

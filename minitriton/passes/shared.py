@@ -5,7 +5,7 @@ reduction across warps, a scan, a dot on CUDA cores) needs scratch space while i
 answers how much (`codegen.tiles.scratch_bytes`). Each buffer is live over an interval of the
 program (here: the op itself); buffers whose intervals overlap get disjoint offsets, the others
 share space, first fit. Sets `attrs["smem_offset"]` on each such op and `fn.attrs["shared_bytes"]`,
-and raises `OutOfResources` when the kernel needs more than the device offers. Chapter: 06-shared.
+and raises `OutOfResources` when the kernel needs more than the device offers. Chapter: 06-shared-memory.
 """
 from __future__ import annotations
 
