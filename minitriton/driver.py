@@ -288,7 +288,7 @@ class DeviceArray:
     def __init__(self, address: int, shape: tuple[int, ...], dtype: np.dtype):
         self.address, self.shape, self.dtype = address, shape, dtype
         # Held here, not looked up at deletion: at interpreter exit module globals may be gone.
-        self._free = _cuda().cuMemFree
+        self._free, self._finalizing = _cuda().cuMemFree, sys.is_finalizing
 
     @classmethod
     def alloc(cls, shape, dtype) -> DeviceArray:
@@ -338,7 +338,7 @@ class DeviceArray:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, address={self.address:#x})"
 
     def __del__(self):
-        if self.address and not sys.is_finalizing():
+        if self.address and not self._finalizing():
             # At exit the driver may already have torn the context down; nothing is left to free.
             self._free(self.address)
 

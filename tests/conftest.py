@@ -5,7 +5,7 @@
 - `device` runs a test once in the interpreter and, where a GPU is here, once on the GPU: kernels
   are launched the same way, `device.array(x)` puts a numpy array where the kernel can reach it and
   `device.numpy(a)` brings it back.
-- Every kernel a test launches in the interpreter is also compiled for sm_80 and sm_90, down to a
+- Every kernel a test launches in the interpreter is also compiled for sm_80, sm_90 and sm_90a, down to a
   cubin assembled by ptxas, so the CPU-only run proves the CUDA backend accepts every test kernel.
 """
 import os
@@ -17,7 +17,7 @@ import importlib
 
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
 NO_GPU = "no NVIDIA GPU/driver here (run `make gpu-check` on a GPU machine)"
-PTX_TARGETS = ("sm_80", "sm_90")
+PTX_TARGETS = ("sm_80", "sm_90", "sm_90a")  # sm_90a: Hopper with wgmma
 
 
 def pytest_collection_modifyitems(config, items):

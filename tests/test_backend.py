@@ -217,3 +217,20 @@ def _layout_ir(kernel, x, block):
     fn = simplify(generate(kernel, specs, {"BLOCK": block}))
     assign_layouts(fn, Options(num_warps=8).num_warps, coalesce(fn, 8))
     return fn
+
+
+def test_wgmma_operands_stay_live_until_the_dot_reads_them(fresh_cache):
+    """Unaligned strides: no pipelining, so each operand is converted into shared memory by its own
+    op; both must stay there (disjoint bytes) until the dot's wgmma has read them."""
+    a = np.zeros((301, 130), np.float16)
+    b = np.zeros((130, 203), np.float16)
+    c = np.zeros((301, 203), np.float16)
+    kernel = matmul_kernel.warmup(a, b, c, 301, 203, 130, 130, 1, 203, 1, 203, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                  BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_warps=4, num_stages=3,
+                                  grid=(1,), target="sm_90a")
+    assert "wgmma.mma_async" in kernel.asm["ptx"]
+    import re
+    ranges = [tuple(map(int, r)) for r in re.findall(r"smem_reads=\[\[(\d+), (\d+)\], \[(\d+), (\d+)\]\]",
+                                                       kernel.asm["layout"])[0]]
+    (a0, a1, b0, b1) = ranges
+    assert a1 <= b0 or b1 <= a0, "A and B share bytes while the dot reads both"

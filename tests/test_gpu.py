@@ -35,7 +35,7 @@ def test_hello_prints_one_line_per_thread(capfd):
     driver.synchronize()
     lines = [line for line in capfd.readouterr().out.splitlines() if line.startswith("pid (")]
     assert len(lines) == 32
-    assert all(line == "pid (0, 0, 0) idx () pid 0" for line in lines), lines[:3]
+    assert all(line == "pid (0, 0, 0) idx () pid: 0" for line in lines), lines[:3]
 
 
 def test_a_host_array_is_refused_before_launch():

@@ -46,6 +46,7 @@ def _walk(block: ir.Block, pending: set[Access], insert: bool) -> set[Access]:
                     new_ops.append(ir.Op("barrier", [], [], {}, [], op.loc))
                 pending = set()
             pending = {buffer}  # the op's own barrier orders its writes; its reads stay pending
+        pending |= set(op.attrs.get("smem_reads", ()))  # e.g. wgmma reading its operands
         new_ops.append(op)
     if insert:
         block.ops = new_ops

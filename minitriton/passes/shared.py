@@ -33,12 +33,23 @@ class Buffer:
 
 
 def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
+    """A buffer per op that needs one, live over the op itself; a wgmma operand stays live until
+    its last reader (the dot whose tensor cores read it from shared memory)."""
+    from ..layouts import SharedOperandLayout
+    ops = list(fn.walk())
+    last_use: dict[int, int] = {}
+    for position, op in enumerate(ops):
+        for v in op.operands:
+            last_use[id(v)] = position
     buffers = []
-    for position, op in enumerate(fn.walk()):
+    for position, op in enumerate(ops):
         size = scratch_bytes(op)
         if size:  # a buffer of whole kilobytes holds swizzle atoms, which must start on one
             align = 1024 if size % 1024 == 0 else 16
-            buffers.append(Buffer(op, (size + 15) // 16 * 16, position, position, align=align))
+            end = position
+            if op.results and isinstance(op.results[0].layout, SharedOperandLayout):
+                end = last_use.get(id(op.result), position)
+            buffers.append(Buffer(op, (size + 15) // 16 * 16, position, end, align=align))
     return buffers
 
 
@@ -60,6 +71,14 @@ def allocate(buffers: list[Buffer]) -> int:
 
 
 # --8<-- [start:assign]
+def ops_of(fn: ir.Function) -> list[ir.Op]:
+    return list(fn.walk())
+
+
+def _readers(ops: list[ir.Op], value: ir.Value) -> list[ir.Op]:
+    return [op for op in ops if any(v is value for v in op.operands)]
+
+
 def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
     from ..codegen.tiles import scratch_bytes
@@ -77,6 +96,9 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     for buf in buffers:
         buf.op.attrs["smem_offset"] = buf.offset
         buf.op.attrs["smem_bytes"] = buf.size
+        if buf.end != buf.start:  # the readers of a wgmma operand read its bytes too
+            for reader in _readers(ops_of(fn), buf.op.result):
+                reader.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
     fn.attrs["shared_bytes"] = total
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")
