@@ -19,7 +19,8 @@ step() {
   names+=("$name"); results+=("$([ $rc = 0 ] && echo ok || echo "FAILED (rc $rc)") in $((SECONDS - start)) s")
 }
 step "gpu tests" $python -m pytest -q -m gpu tests -p no:cacheprovider
-step "cpu tests, compared on the gpu" env MINITRITON_GPU_DIFF=1 $python -m pytest -q tests -p no:cacheprovider ${DIFF_ARGS:-}
+step "cpu tests, compared on the gpu" env MINITRITON_GPU_DIFF=1 $python -m pytest -q -p no:cacheprovider \
+  ${DIFF_TESTS:-tests --ignore=tests/test_docs.py --ignore=tests/test_exercises.py} ${DIFF_ARGS:-}
 step "demo" $python -m minitriton demo
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
 if [ -n "$sanitizer" ]; then
