@@ -143,6 +143,7 @@ class JITFunction:
 
     @functools.cached_property
     def src(self) -> str:
+        self.parsed  # a function whose source cannot be read is a CompilationError, raised there
         return inspect.getsource(self.fn)
 
     @functools.cached_property

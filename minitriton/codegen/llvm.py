@@ -731,36 +731,39 @@ def _split(lw: Lowering, like: list, flat: list) -> list[list]:
 
 # --8<-- [start:for]
 def _for(lw: Lowering, op, lb, ub, step, *inits):
-    """for iv in range(lb, ub, step): header phis carry iv and the loop's values."""
+    """for iv in range(lb, ub, step): header phis carry iv and the loop's values. A 32-bit index is
+    counted in 64 bits, so that stepping past the bound near 2**31 cannot wrap around."""
     b = lw.b
     body = op.regions[0]
+    signed = op.operands[0].dtype.kind == "int"
+    narrow = lb[0].type.width < 64
+    widen = (lambda v: b.sext(v, i64) if signed else b.zext(v, i64)) if narrow else (lambda v: v)
     flat_init = [r for regs in inits for r in regs]
     pre = b.block
     header = b.append_basic_block("for.header")
     loop = b.append_basic_block("for.body")
     exit_ = b.append_basic_block("for.exit")
+    start, stop, stride = widen(lb[0]), widen(ub[0]), widen(step[0])
     b.branch(header)
     b.position_at_end(header)
-    iv = b.phi(lb[0].type, name="iv")
-    iv.add_incoming(lb[0], pre)
+    counter = b.phi(start.type, name="iv")
+    counter.add_incoming(start, pre)
     phis = [b.phi(r.type) for r in flat_init]
     for phi, r in zip(phis, flat_init):
         phi.add_incoming(r, pre)
-    zero = ll.Constant(step[0].type, 0)
-    signed = op.operands[0].dtype.kind == "int"
-    less = b.icmp_signed("<", iv, ub[0]) if signed else b.icmp_unsigned("<", iv, ub[0])
-    greater = b.icmp_signed(">", iv, ub[0])
-    going_up = b.icmp_signed(">", step[0], zero)
+    zero = ll.Constant(stride.type, 0)
+    less = b.icmp_signed("<", counter, stop) if signed or narrow else b.icmp_unsigned("<", counter, stop)
+    greater = b.icmp_signed(">", counter, stop)
+    going_up = b.icmp_signed(">", stride, zero)
     b.cbranch(b.select(going_up, less, greater), loop, exit_)
     b.position_at_end(loop)
-    lw.set(body.args[0], [iv])
+    lw.set(body.args[0], [b.trunc(counter, lb[0].type) if narrow else counter])
     for arg, regs in zip(body.args[1:], _split_by_counts([len(r) for r in inits], phis)):
         lw.set(arg, regs)
     lw.block(_without_terminator(body))
     yielded = _flatten(lw, body.terminator.operands)
     latch = b.block
-    next_iv = b.add(iv, step[0])
-    iv.add_incoming(next_iv, latch)
+    counter.add_incoming(b.add(counter, stride), latch)
     for phi, r in zip(phis, yielded):
         phi.add_incoming(r, latch)
     b.branch(header)
