@@ -1,4 +1,4 @@
-"""Rough numbers for the lead: median times of the three kernels and of one launch (not the benchmark)."""
+"""Rough numbers for a developer: median times of the three kernels and of one launch (the benchmark is `python -m minitriton bench`)."""
 import os
 import sys
 import time
