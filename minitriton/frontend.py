@@ -395,7 +395,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.scope.update({n: tl.tensor(a) for n, a in zip(carried, body.args[1:])})
         self.scope[node.target.id] = tl.tensor(body.args[0])
         _, after = self.branch_loop(node.body, body)
-        results = self.close_loop(body, after, carried, inits, node)
+        self.close_loop(body, after, carried, inits, node)
         op = self.builder.region_op("for", bounds + inits, [v.type for v in inits], [body],
                                     {"num_stages": iterator.num_stages} if iterator.num_stages else {})
         self.scope = self.after_loop(before, after, carried, op.results, node)

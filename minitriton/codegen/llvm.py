@@ -10,7 +10,6 @@ with phi nodes. Ops that move data between threads (conversions, reductions, sca
 """
 from __future__ import annotations
 
-import math
 import struct
 
 from llvmlite import ir as ll
@@ -843,7 +842,6 @@ def _while(lw: Lowering, op, *inits):
 # --8<-- [start:print]
 def _print(lw: Lowering, op, *values):
     """`pid (x, y, z) idx (i, j) prefix value` through vprintf, one line per register."""
-    b = lw.b
     pids = [lw.sreg(f"ctaid.{a}") for a in "xyz"]
     for v, regs in zip(op.operands, values):
         indices = lw.indices(v.layout, v.shape) if v.type.is_tile else [[]]
@@ -925,7 +923,3 @@ RULES = {
 def lower(fn: ir.Function, num_warps: int, arch: str) -> str:
     """The LLVM module (text) for a kernel whose values all have layouts."""
     return Lowering(fn, num_warps, arch).lower()
-
-
-def _unused():
-    return math

@@ -13,7 +13,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from .llvm import Lowering, cast_register, f32, f64, i1, i8, i16, i32, i64, ll_type
+from .llvm import Lowering, cast_register, f32, f64, i8, i16, i32, i64, ll_type
 
 # -- index maps: where the element a destination register needs sits in the source --------------
 
@@ -780,5 +780,3 @@ RULES = {"async_load": _async_load, "async_commit": _async_commit, "async_wait":
          "local_read": _local_read, "convert_layout": _convert_layout, "broadcast": _broadcast, "expand_dims": _expand_dims,
          "trans": _trans, "reshape": _reshape, "reduce": _reduce, "scan": _scan, "dot": _dot}
 
-
-_ = (i1, i64, f64)
