@@ -205,6 +205,33 @@ class Lowering:
                 for value, registers in zip(op.results, results):
                     self.set(value, registers)
 
+    # --8<-- [start:counted_loop]
+    def counted_loop(self, start, stop: int, step: int, carried: list, body) -> list:
+        """`for i in range(start, stop, step): carried = body(i, carried)` as basic blocks with phi
+        nodes (i32 `i`, a runtime start, constant stop and step); returns the final `carried`."""
+        b = self.b
+        before = b.block
+        head, loop, done = (b.append_basic_block(name) for name in ("loop.head", "loop.body", "loop.done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(i32)
+        i.add_incoming(start, before)
+        phis = []
+        for value in carried:
+            phi = b.phi(value.type)
+            phi.add_incoming(value, before)
+            phis.append(phi)
+        b.cbranch(b.icmp_unsigned("<", i, ll.Constant(i32, stop)), loop, done)
+        b.position_at_end(loop)
+        updated = body(i, phis)
+        i.add_incoming(b.add(i, ll.Constant(i32, step)), b.block)
+        for phi, value in zip(phis, updated):
+            phi.add_incoming(value, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        return phis
+    # --8<-- [end:counted_loop]
+
     def n_regs(self, v: ir.Value) -> int:
         return v.layout.registers_per_thread(v.shape) if v.type.is_tile else 1
 

@@ -567,30 +567,20 @@ def _scan(lw: Lowering, op, x):
     for s in shape[axis + 1:]:
         stride *= s
     lines = src.type.numel // length
-    threads = 32 * lw.num_warps
     # for line in range(tid, lines, threads): scan the `length` elements of that line
-    pre = B.block
-    head = B.append_basic_block("scan.line")
-    body = B.append_basic_block("scan.body")
-    done = B.append_basic_block("scan.done")
-    B.branch(head)
-    B.position_at_end(head)
-    line = B.phi(i32)
-    line.add_incoming(lw.tid, pre)
-    B.cbranch(B.icmp_unsigned("<", line, ll.Constant(i32, lines)), body, done)
-    B.position_at_end(body)
-    outer, inner = B.udiv(line, ll.Constant(i32, stride)), B.urem(line, ll.Constant(i32, stride))
-    base = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
-    acc = None
-    steps = range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)
-    for k in steps:
-        ptr = _shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
-        value = _read(lw, ptr, dtype)
-        acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value)
-        _write(lw, ptr, acc, dtype)
-    line.add_incoming(B.add(line, ll.Constant(i32, threads)), B.block)
-    B.branch(head)
-    B.position_at_end(done)
+
+    def scan_line(line, _):
+        outer, inner = B.udiv(line, ll.Constant(i32, stride)), B.urem(line, ll.Constant(i32, stride))
+        base = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
+        acc = None
+        for k in (range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)):
+            ptr = _shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
+            value = _read(lw, ptr, dtype)
+            acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value)
+            _write(lw, ptr, acc, dtype)
+        return []
+
+    lw.counted_loop(lw.tid, lines, 32 * lw.num_warps, [], scan_line)
     lw.barrier()
     return [_read(lw, _shared_at(lw, op, _linear(lw, index, shape), dtype), dtype)
             for index in lw.indices(op.result.layout, shape)]
@@ -681,23 +671,8 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
     parts = lw.thread_part(cv.layout, cv.shape)
     row_runs = _runs_of_four([o[0] for o in offsets], cv.layout, cv.shape, 0)
     col_runs = _runs_of_four([o[1] for o in offsets], cv.layout, cv.shape, 1)
-    pre = B.block
-    head = B.append_basic_block("dot.k")
-    body = B.append_basic_block("dot.body")
-    done = B.append_basic_block("dot.done")
-    B.branch(head)
-    B.position_at_end(head)
-    k = B.phi(i32)
-    k.add_incoming(ll.Constant(i32, 0), pre)
-    phis = []
-    for value in acc:
-        phi = B.phi(value.type)
-        phi.add_incoming(value, pre)
-        phis.append(phi)
-    B.cbranch(B.icmp_unsigned("<", k, ll.Constant(i32, k_size)), body, done)
-    B.position_at_end(body)
 
-    def read(runs, part, base, stride):
+    def read(k, runs, part, base, stride):
         """{offset: value} for this k, one vector load per run."""
         values = {}
         for run in runs:
@@ -714,22 +689,20 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
                 values[o] = cast_register(lw, v, elem, compute)
         return values
 
-    a_at = read(row_runs, parts[0], 0, m)
-    b_at = read(col_runs, parts[1], m * k_size, n)
-    updated = []
-    for phi, (row, col) in zip(phis, offsets):
-        x, y = a_at[row], b_at[col]
-        if compute.is_floating():
-            name = "llvm.fma.f64" if compute == ir.float64 else "llvm.fma.f32"
-            updated.append(lw.call(name, ll_type(compute), [x, y, phi]))
-        else:
-            updated.append(B.add(phi, B.mul(x, y)))
-    k.add_incoming(B.add(k, ll.Constant(i32, 1)), B.block)
-    for phi, value in zip(phis, updated):
-        phi.add_incoming(value, B.block)
-    B.branch(head)
-    B.position_at_end(done)
-    return list(phis)
+    def step(k, accumulators):
+        a_at = read(k, row_runs, parts[0], 0, m)
+        b_at = read(k, col_runs, parts[1], m * k_size, n)
+        updated = []
+        for acc_value, (row, col) in zip(accumulators, offsets):
+            x, y = a_at[row], b_at[col]
+            if compute.is_floating():
+                name = "llvm.fma.f64" if compute == ir.float64 else "llvm.fma.f32"
+                updated.append(lw.call(name, ll_type(compute), [x, y, acc_value]))
+            else:
+                updated.append(B.add(acc_value, B.mul(x, y)))
+        return updated
+
+    return lw.counted_loop(ll.Constant(i32, 0), k_size, 1, list(acc), step)
 # --8<-- [end:fma_dot]
 
 
