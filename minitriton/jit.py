@@ -19,27 +19,13 @@ import numpy as np
 from . import ir
 from .errors import CompilationError, LaunchError
 
-# --8<-- [start:arg_dtypes]
-# Element types of the arrays a launch may receive, by the name their library gives them.
-_TORCH_DTYPES = {
-    "torch.float16": ir.float16, "torch.bfloat16": ir.bfloat16, "torch.float32": ir.float32,
-    "torch.float64": ir.float64, "torch.int8": ir.int8, "torch.int16": ir.int16,
-    "torch.int32": ir.int32, "torch.int64": ir.int64, "torch.uint8": ir.uint8,
-    "torch.uint16": ir.uint16, "torch.uint32": ir.uint32, "torch.uint64": ir.uint64,
-    "torch.bool": ir.int1,
-}
-# --8<-- [end:arg_dtypes]
-
-
 def array_dtype(x) -> ir.DType | None:
-    """The element dtype of an array argument (torch, numpy, CUDA array interface), or None."""
-    torch_dtype = getattr(x, "dtype", None)
-    if hasattr(x, "data_ptr") and str(torch_dtype) in _TORCH_DTYPES:
-        return _TORCH_DTYPES[str(torch_dtype)]
-    interface = getattr(x, "__cuda_array_interface__", None) or getattr(x, "__array_interface__", None)
-    if interface is not None:
-        return ir.dtype_from_numpy(np.dtype(interface["typestr"]))
-    return None
+    """The element dtype of an array argument (the driver's table of array types), or None for
+    anything that is not an array."""
+    if not (hasattr(x, "data_ptr") or hasattr(x, "__cuda_array_interface__") or isinstance(x, np.ndarray)):
+        return None
+    from .driver import dtype_of
+    return ir.SCALAR_DTYPES[dtype_of(x)]
 
 
 def array_address(x) -> int:
