@@ -32,6 +32,7 @@ class Buffer:
 # --8<-- [end:buffer]
 
 
+# --8<-- [start:liveness]
 def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
     """A buffer per op that needs one, live over the op itself; a wgmma operand stays live until
     its last reader (the dot whose tensor cores read it from shared memory)."""
@@ -51,6 +52,7 @@ def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
                 end = last_use.get(id(op.result), position)
             buffers.append(Buffer(op, (size + 15) // 16 * 16, position, end, align=align))
     return buffers
+# --8<-- [end:liveness]
 
 
 # --8<-- [start:allocate]
