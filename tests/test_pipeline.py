@@ -1,0 +1,104 @@
+"""Software pipelining on the IR: what the pass makes of matmul's loop, and what it leaves alone."""
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import ir
+from minitriton.examples.tutorials import matmul_kernel
+from minitriton.frontend import generate
+from minitriton.jit import arg_spec, specialize
+from minitriton.passes.coalesce import coalesce
+from minitriton.passes.layout import assign_layouts
+from minitriton.passes.pipeline import pipeline
+from minitriton.passes.simplify import simplify
+
+
+def aligned(shape, dtype):
+    raw = np.zeros(int(np.prod(shape)) * np.dtype(dtype).itemsize + 16, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    return raw[start:start + int(np.prod(shape)) * np.dtype(dtype).itemsize].view(dtype).reshape(shape)
+
+
+def laid_out(kernel, args: dict, constexprs: dict, num_warps=4, arch="sm_80") -> ir.Function:
+    specs = {name: arg_spec(specialize(name, value)) for name, value in args.items()}
+    fn = simplify(generate(kernel, specs, constexprs))
+    return assign_layouts(fn, num_warps, coalesce(fn, num_warps), arch)
+
+
+def matmul_ir(k=256, other_zero=True, arch="sm_80"):
+    a = aligned((128, k), np.float16)
+    b = aligned((k, 128), np.float16)
+    c = aligned((128, 128), np.float16)
+    args = dict(a_ptr=a, b_ptr=b, c_ptr=c, M=128, N=128, K=k, stride_am=k, stride_ak=1, stride_bk=128,
+                stride_bn=1, stride_cm=128, stride_cn=1)
+    constexprs = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
+    return laid_out(matmul_kernel, args, constexprs, arch=arch)
+
+
+def loops(fn):
+    return [op for op in fn.walk() if op.name == "for"]
+
+
+def test_matmul_loop_is_pipelined_three_stages_deep():
+    fn = pipeline(matmul_ir(), 3)
+    top = [op.name for op in fn.body.ops]
+    assert top.count("async_commit") == 2  # the prologue: iterations 0 and 1
+    assert top.count("async_load") == 4  # two operands, two stages
+    loop_at = top.index("for")
+    assert top[loop_at + 1] == "async_wait" and fn.body.ops[loop_at + 1].attrs["pending"] == 0
+    body = [op.name for op in loops(fn)[0].regions[0].ops]
+    assert body[:2] == ["async_wait", "barrier"]
+    assert loops(fn)[0].regions[0].ops[0].attrs["pending"] == 1  # the oldest of two groups has landed
+    assert body.count("local_read") == 2 and "load" not in body
+    assert body.count("async_load") == 2 and body.count("async_commit") == 1
+    rings = fn.attrs["shared_buffers"]
+    assert sorted(rings.values()) == [3 * 64 * 32 * 2, 3 * 32 * 64 * 2]
+
+
+def test_the_rings_are_read_through_ldmatrix_or_wgmma_layouts():
+    fn = pipeline(matmul_ir(arch="sm_90a"), 3)
+    reads = [op for op in fn.walk() if op.name == "local_read"]
+    assert {type(op.result.layout).__name__ for op in reads} == {"SharedOperandLayout"}
+    waits = [op for op in fn.walk() if op.name == "async_wait"]
+    assert waits[0].attrs.get("fence")  # the tensor cores read what cp.async wrote: a proxy fence first
+
+
+def test_one_stage_means_no_pipelining():
+    fn = pipeline(matmul_ir(), 1)
+    assert not any(op.name.startswith("async") for op in fn.walk())
+
+
+@triton.jit
+def other_not_zero(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, BLOCK):
+        a = tl.load(a_ptr + offs[:, None] * K + k + offs[None, :], mask=k + offs[None, :] < K, other=1.0)
+        b = tl.load(b_ptr + (k + offs[:, None]) * BLOCK + offs[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
+
+
+def test_a_load_with_a_nonzero_other_is_not_copied_asynchronously():
+    """cp.async fills masked elements with zeros, so only a zero (or absent) `other` may be pipelined."""
+    a, b = aligned((64, 256), np.float16), aligned((256, 64), np.float16)
+    c = aligned((64, 64), np.float32)
+    fn = laid_out(other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64))
+    fn = pipeline(fn, 3)
+    copied = [op for op in fn.walk() if op.name == "async_load"]
+    assert len(copied) == 3  # B only: two copies in the prologue, one in the loop (A would add three)
+    body = [op.name for op in loops(fn)[0].regions[0].ops]
+    assert body.count("load") == 1 and body.count("local_read") == 1  # A is still loaded, then converted
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_pipelined_matmul_still_compiles_for_every_depth(stages, tmp_path, monkeypatch):
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path))
+    a = aligned((128, 256), np.float16)
+    b = aligned((256, 128), np.float16)
+    c = aligned((128, 128), np.float16)
+    kernel = matmul_kernel.warmup(a, b, c, 128, 128, 256, 256, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                  BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_stages=stages, grid=(4,),
+                                  target="sm_80")
+    assert f"cp.async.wait_group {stages - 2};" in kernel.asm["ptx"]
