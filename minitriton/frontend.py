@@ -630,6 +630,8 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
         from .jit import JITFunction  # the JIT imports this module
 
+        if fn is tl.reduce or fn is tl.associative_scan:
+            return self.combine(fn, args, kwargs, node)
         if isinstance(fn, JITFunction):
             return self.inline(fn, args, kwargs, node)
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
@@ -654,6 +656,49 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(node, f"{_describe(fn)} is not callable")
         return fn(*args, **kwargs)  # a plain Python function of compile-time values
     # --8<-- [end:call]
+
+    # --8<-- [start:combine]
+    def combine(self, fn, args: list, kwargs: dict, node: ast.Call):
+        """tl.reduce / tl.associative_scan: the combine function, inlined on two scalars, becomes
+        the region of a `reduce` or `scan` op with kind "combine"."""
+        from .jit import JITFunction
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        x, axis, combine = (tl._unwrap(bound.arguments[k]) for k in ("input", "axis", "combine_fn"))
+        if isinstance(x, (tuple, list)):
+            raise self.error(node, "combining several tensors at once is not supported",
+                             "reduce each tensor on its own, or pack them into one")
+        if not isinstance(combine, JITFunction):
+            raise self.error(node, "combine_fn must be a @jit function of two values")
+        value = tl._value(x)
+        if not value.type.is_tile:
+            raise self.error(node, f"cannot reduce or scan a scalar ({value.type})")
+        if axis is None and fn is tl.reduce:
+            value, axis = semantic.reshape(value, (value.type.numel,)), 0
+        axis = tl._const_int(axis, "the axis") % len(value.shape)
+        region = ir.Block([ir.Value(ir.scalar(value.dtype)), ir.Value(ir.scalar(value.dtype))])
+        saved, self.builder.block = self.builder.block, region
+        try:
+            result = self.inline(combine, [tl.tensor(a) for a in region.args], {}, node)
+            result = semantic.cast(tl._value(result), value.dtype)
+            if result.type.is_tile:
+                raise self.error(node, "combine_fn must return one scalar value")
+            self.builder.create("yield", [result])
+        finally:
+            self.builder.block = saved
+        if fn is tl.reduce:
+            shape = value.shape[:axis] + value.shape[axis + 1:]
+            op = self.builder.region_op("reduce", [value], [ir.Type(shape, value.dtype)], [region],
+                                        {"axis": axis, "kind": "combine"})
+            out = op.result
+            if tl._unwrap(bound.arguments["keep_dims"]):
+                out = semantic.expand_dims(out, axis)
+            return tl.tensor(out)
+        op = self.builder.region_op("scan", [value], [value.type], [region],
+                                    {"axis": axis, "kind": "combine",
+                                     "reverse": bool(tl._unwrap(bound.arguments["reverse"]))})
+        return tl.tensor(op.result)
+    # --8<-- [end:combine]
 
     # --8<-- [start:inline]
     def inline(self, callee, args: list, kwargs: dict, node: ast.Call):

@@ -361,10 +361,24 @@ SCANS: dict[str, Callable] = {
 
 
 def _reduce(program, op, x):
+    if op.attrs["kind"] == "combine":  # a tree of the user's combine function, halves at a time
+        x = np.moveaxis(x, op.attrs["axis"], 0)
+        while x.shape[0] > 1:
+            half = x.shape[0] // 2
+            x = program.run(op.regions[0], [x[:half], x[half:]])[0]
+        return _as(op.result.dtype, x[0])
     return _as(op.result.dtype, REDUCERS[op.attrs["kind"]](_widen(x), axis=op.attrs["axis"]))
 
 
 def _scan(program, op, x):
+    if op.attrs["kind"] == "combine":  # one element after another, with the user's combine function
+        x = np.moveaxis(x, op.attrs["axis"], 0)
+        order = range(x.shape[0] - 1, -1, -1) if op.attrs.get("reverse", False) else range(x.shape[0])
+        out, acc = np.empty_like(x), None
+        for i in order:
+            acc = x[i] if acc is None else program.run(op.regions[0], [acc, x[i]])[0]
+            out[i] = acc
+        return _as(op.result.dtype, np.moveaxis(out, 0, op.attrs["axis"]))
     axis, scan = op.attrs["axis"], SCANS[op.attrs["kind"]]
     x = _widen(x)
     if op.attrs.get("reverse", False):

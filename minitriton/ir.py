@@ -397,7 +397,9 @@ def _trans(name, operands, attrs):
     return [tile(tuple(x.shape[p] for p in perm), x.dtype)]
 
 
-REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "xor", "and", "or")
+# "combine": a user's @jit combine function, inlined as the op's region (two scalar arguments, one
+# yielded value): tl.reduce and tl.associative_scan.
+REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "xor", "and", "or", "combine")
 
 
 def _reduce(name, operands, attrs):
@@ -413,7 +415,7 @@ def _reduce(name, operands, attrs):
 def _scan(name, operands, attrs):
     (x,) = operands
     _check(x.type.is_tile and 0 <= attrs["axis"] < len(x.shape), name, "axis out of range")
-    _check(attrs["kind"] in ("sum", "prod", "max", "min"), name, f"unknown kind {attrs['kind']}")
+    _check(attrs["kind"] in ("sum", "prod", "max", "min", "combine"), name, f"unknown kind {attrs['kind']}")
     return [x.type]
 
 

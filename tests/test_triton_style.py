@@ -399,3 +399,83 @@ def test_swizzled_matmul():
     swizzled_matmul_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](a, b, c, M, N, K, BLOCK_M=16, BLOCK_N=16,
                                                                     BLOCK_K=16, GROUP=2)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ tl.reduce and tl.associative_scan
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@triton.jit
+def custom_reduce_kernel(x_ptr, rows_ptr, cols_ptr, all_ptr, M: tl.constexpr, N: tl.constexpr, OP: tl.constexpr):
+    offs_m, offs_n = tl.arange(0, M), tl.arange(0, N)
+    x = tl.load(x_ptr + offs_m[:, None] * N + offs_n[None, :])
+    if OP == "add":
+        combine = _add_combine
+    elif OP == "max":
+        combine = _max_combine
+    else:
+        combine = _xor_combine
+    tl.store(rows_ptr + offs_m, tl.reduce(x, 1, combine))
+    tl.store(cols_ptr + offs_n[None, :], tl.reduce(x, axis=0, combine_fn=combine, keep_dims=True))
+    tl.store(all_ptr, tl.reduce(x, None, combine))
+
+
+@pytest.mark.parametrize("op, dtype", [("add", np.float32), ("max", np.float32), ("max", np.int32),
+                                       ("xor", np.int32), ("add", np.int64)])
+def test_reduce_with_a_combine_function(op, dtype):
+    rng = np.random.default_rng(21)
+    m, n = 16, 64
+    x = (rng.standard_normal((m, n)) * 100).astype(dtype)
+    rows, cols = np.full(m, -7, dtype), np.full((1, n), -7, dtype)
+    total = np.full(1, -7, dtype)
+    custom_reduce_kernel[(1,)](x, rows, cols, total, M=m, N=n, OP=op)
+    fold = {"add": np.sum, "max": np.max, "xor": lambda a, axis=None: np.bitwise_xor.reduce(a, axis=axis)}[op]
+    rtol = 1e-5 if dtype == np.float32 else 0
+    np.testing.assert_allclose(rows, fold(x, axis=1), rtol=rtol)
+    np.testing.assert_allclose(cols[0], fold(x, axis=0), rtol=rtol)
+    np.testing.assert_allclose(total[0], fold(x.reshape(-1), axis=0), rtol=rtol * 10)
+
+
+@triton.jit
+def custom_scan_kernel(x_ptr, sum_ptr, max_ptr, rev_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(sum_ptr + offs, tl.associative_scan(x, 1, _add_combine))
+    tl.store(max_ptr + offs, tl.associative_scan(x, axis=0, combine_fn=_max_combine))
+    tl.store(rev_ptr + offs, tl.associative_scan(x, 1, _add_combine, reverse=True))
+
+
+def test_associative_scan_with_a_combine_function():
+    rng = np.random.default_rng(22)
+    m, n = 8, 32
+    x = rng.integers(-50, 50, (m, n)).astype(np.int32)
+    outs = [np.full((m, n), -7, np.int32) for _ in range(3)]
+    custom_scan_kernel[(1,)](x, *outs, M=m, N=n)
+    np.testing.assert_array_equal(outs[0], np.cumsum(x, axis=1))
+    np.testing.assert_array_equal(outs[1], np.maximum.accumulate(x, axis=0))
+    np.testing.assert_array_equal(outs[2], np.flip(np.cumsum(np.flip(x, 1), axis=1), 1))
+
+
+@triton.jit
+def reduce_tuple_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(out_ptr, tl.reduce((x, x), 0, _add_combine))
+
+
+def test_reducing_several_tensors_at_once_is_a_clear_error():
+    x = np.zeros(16, np.float32)
+    with pytest.raises(triton.CompilationError, match="several tensors"):
+        reduce_tuple_kernel[(1,)](x, x)

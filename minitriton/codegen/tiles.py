@@ -414,9 +414,15 @@ def _reshape(lw, op, x):
 # Reductions
 # ---------------------------------------------------------------------------------------------------
 
-def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b):
-    """Combine two partial results (for argmax/argmin, (value, index) pairs; ties keep the lower index)."""
+def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b, region: ir.Block | None = None):
+    """Combine two partial results (for argmax/argmin, (value, index) pairs; ties keep the lower
+    index; for "combine", the user's function, lowered again wherever two partials meet)."""
     B = lw.b
+    if kind == "combine":
+        lw.set(region.args[0], [a])
+        lw.set(region.args[1], [b])
+        lw.block(ir.Block(region.args, region.ops[:-1]))
+        return lw.get(region.ops[-1].operands[0])[0]
     if kind in ("argmax", "argmin"):
         (va, ia), (vb, ib) = a, b
         fa, fb = lw.to_f32(va, dtype) if dtype.is_floating() else va, lw.to_f32(vb, dtype) if dtype.is_floating() else vb
@@ -471,6 +477,7 @@ def _reduce(lw: Lowering, op, x):
     """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared memory."""
     src, result = op.operands[0], op.result
     axis, kind = op.attrs["axis"], op.attrs["kind"]
+    region = op.regions[0] if op.regions else None
     dtype = src.dtype
     layout, shape = src.layout, src.shape
     offsets = layout.register_offsets(shape)
@@ -481,14 +488,14 @@ def _reduce(lw: Lowering, op, x):
     for r in lw.unique_registers(layout, shape):
         key = _drop(axis)(offsets[r])
         value = (x[r], indices[r][axis]) if with_index else x[r]
-        groups[key] = value if key not in groups else _combine(lw, kind, dtype, groups[key], value)
+        groups[key] = value if key not in groups else _combine(lw, kind, dtype, groups[key], value, region)
     # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
     for mask in layout.lane_masks_along(axis, shape):
-        groups = {k: _combine(lw, kind, dtype, v, _shuffle(lw, v, mask)) for k, v in groups.items()}
+        groups = {k: _combine(lw, kind, dtype, v, _shuffle(lw, v, mask), region) for k, v in groups.items()}
     # 3. Across warps: partial results meet in shared memory.
     warp_masks = layout.warp_masks_along(axis, shape)
     if warp_masks:
-        groups = _across_warps(lw, op, groups, warp_masks, kind, dtype, layout, shape, axis)
+        groups = _across_warps(lw, op, groups, warp_masks, kind, dtype, layout, shape, axis, region)
     # 4. Registers in the order of the result's (slice) layout.
     if not result.type.is_tile:
         (value,) = groups.values()
@@ -498,7 +505,7 @@ def _reduce(lw: Lowering, op, x):
 # --8<-- [end:reduce]
 
 
-def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, shape, axis):
+def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, shape, axis, region=None):
     B = lw.b
     out_shape = _drop(axis)(shape)
     count = 1
@@ -533,7 +540,7 @@ def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, sha
             value = _read(lw, _shared_at(lw, op, at, dtype), dtype)
             if with_index:
                 value = (value, _read(lw, _shared_at(lw, op, at, ir.int32, index_base), ir.int32))
-            acc = value if acc is None else _combine(lw, kind, dtype, acc, value)
+            acc = value if acc is None else _combine(lw, kind, dtype, acc, value, region)
         result[key] = acc
     return result
 
@@ -576,7 +583,8 @@ def _scan(lw: Lowering, op, x):
         for k in (range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)):
             ptr = _shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
             value = _read(lw, ptr, dtype)
-            acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value)
+            acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value,
+                                                     op.regions[0] if op.regions else None)
             _write(lw, ptr, acc, dtype)
         return []
 

@@ -421,6 +421,19 @@ def prod(input, axis=None, keep_dims=False) -> tensor:
     return _reduce("prod")(input, axis, keep_dims)
 
 
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduce along `axis` with `combine_fn(a, b)`, a @jit function of two scalars. The frontend
+    inlines the combine function as the reduction's region (`CodeGenerator.combine`)."""
+    raise SemanticError("tl.reduce is compiled by the frontend; it cannot be called from here")
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The running `combine_fn` along `axis` (an inclusive scan), as tl.reduce does for reductions."""
+    raise SemanticError("tl.associative_scan is compiled by the frontend; it cannot be called from here")
+
+
 def _scan(x, axis, kind: str, reverse) -> tensor:
     return tensor(semantic.scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
 
