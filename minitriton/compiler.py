@@ -81,6 +81,3 @@ def dump(kernel: CompiledKernel) -> None:
             print(f"// ----- {kernel.name}: {stage} -----\n{text}", file=sys.stderr)
 
 
-def runtime_arg_names(fn: ir.Function) -> list[str]:
-    return [a.name for a in fn.args]
-

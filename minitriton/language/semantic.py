@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 
 from .. import ir
-from ..ir import DType, Type, Value
+from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
 
@@ -119,9 +119,6 @@ def scalar_constant(value) -> Value:
     """The IR constant for a Python number (int32 if it fits, else int64; float32; int1)."""
     return constant(value, Weak(value).dtype)
 
-
-def dtype_of(x) -> DType:
-    return x.dtype
 
 
 def meet(a, b, op: str) -> tuple[Value, Value]:
@@ -562,6 +559,3 @@ def hint(x: Value, kind: str, values: tuple[int, ...]) -> Value:
         return x
     return emit("hint", [x], **{kind: tuple(values)})
 
-
-def value_type(x: Value) -> Type:
-    return x.type

@@ -73,14 +73,6 @@ def allocate(buffers: list[Buffer]) -> int:
 
 
 # --8<-- [start:assign]
-def ops_of(fn: ir.Function) -> list[ir.Op]:
-    return list(fn.walk())
-
-
-def _readers(ops: list[ir.Op], value: ir.Value) -> list[ir.Op]:
-    return [op for op in ops if any(v is value for v in op.operands)]
-
-
 def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
     from ..codegen.tiles import scratch_bytes
@@ -93,14 +85,16 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
         offset += (size + 1023) // 1024 * 1024  # rings hold swizzle atoms, which start on 1 KB
     fn.attrs["buffer_offsets"] = rings
     total = offset + allocate(buffers)
+    long_lived = {id(buf.op.result): buf for buf in buffers if buf.end != buf.start}
     for buf in buffers:
         buf.offset += offset
-    for buf in buffers:
         buf.op.attrs["smem_offset"] = buf.offset
         buf.op.attrs["smem_bytes"] = buf.size
-        if buf.end != buf.start:  # the readers of a wgmma operand read its bytes too
-            for reader in _readers(ops_of(fn), buf.op.result):
-                reader.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
+    for op in fn.walk():  # the readers of a wgmma operand read its bytes too
+        for v in op.operands:
+            if id(v) in long_lived:
+                buf = long_lived[id(v)]
+                op.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
     fn.attrs["shared_bytes"] = total
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")
