@@ -59,7 +59,7 @@ LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 ADD_BLOCK = 1024
 SOFTMAX_ROWS = 4096
 FP32_MATMUL_SIZE = 4096
-LAUNCHES = 10_000
+LAUNCH_BATCH, LAUNCH_ROUNDS = 100, 200  # 20,000 launches, the GPU drained between batches
 LAUNCH_ELEMENTS = 1024  # one program of ADD_BLOCK: the launch, not the kernel, is what costs
 
 
@@ -409,12 +409,14 @@ def use_ieee_fp32_matmuls(torch) -> None:
 
 
 def run_launch(s: Session) -> None:
-    """Host time of one launch: LAUNCHES back-to-back launches of one program, timed on the host
-    clock, divided by LAUNCHES (the median of five such rounds)."""
+    """Host time of one launch: batches of LAUNCH_BATCH launches of one program, each batch timed
+    on the host clock after the GPU has drained (untimed), so no launch waits for room in a full
+    launch queue: the median over LAUNCH_ROUNDS batches, divided by LAUNCH_BATCH. Back to back and
+    never drained, the loop would time the GPU running tiny kernels (about 4 us each), not the host."""
     torch = s.torch
     n = LAUNCH_ELEMENTS
-    point = Point("launch", "host time per launch", f"{LAUNCHES} launches of a 4-argument vector add, "
-                  f"{cdiv(n, ADD_BLOCK)} program", "fp32", "us")
+    point = Point("launch", "host time per launch", f"batches of {LAUNCH_BATCH} launches of a 4-argument "
+                  f"vector add, {cdiv(n, ADD_BLOCK)} program", "fp32", "us")
     x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
     out = torch.full_like(x, math.nan)
     grid = (cdiv(n, ADD_BLOCK),)
@@ -435,14 +437,14 @@ def run_launch(s: Session) -> None:
                 continue
             for _ in range(100):  # the launch path's own caches warm up
                 launch()
-            torch.cuda.synchronize()
             rounds = []
-            for _ in range(5):
-                start = time.perf_counter()
-                for _ in range(LAUNCHES):
-                    launch()
-                rounds.append((time.perf_counter() - start) / LAUNCHES * 1e6)
+            for _ in range(LAUNCH_ROUNDS // (10 if s.quick else 1)):
                 torch.cuda.synchronize()
+                start = time.perf_counter()
+                for _ in range(LAUNCH_BATCH):
+                    launch()
+                rounds.append((time.perf_counter() - start) / LAUNCH_BATCH * 1e6)
+            torch.cuda.synchronize()
         except Exception as e:
             s.failed(point, implementation, "", e, f"launch: {implementation}")
             continue

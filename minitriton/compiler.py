@@ -37,20 +37,13 @@ class CompiledKernel:
     def launch(self, grid: tuple[int, int, int], args: list) -> None:
         self.launcher(grid, args)
 
-    def prepare_fast(self, positions: list[int]) -> None:
-        """Make `launch_fast(grid, values)` take the kernel's non-constexpr parameters in order;
-        `positions` says where this kernel's runtime arguments are among them (a None argument
-        became a constant and is left out)."""
-        if positions == list(range(len(positions))):
-            self.launch_fast = self.launcher
-        else:
-            self.launch_fast = lambda grid, values: self.launcher(grid, [values[i] for i in positions])
-
-    def check_arguments(self, args: list) -> None:
-        """The checks the fast path leaves to the first launch of a key (an array on the right device)."""
-        check = getattr(self.launcher, "check", None)
-        if check is not None:
-            check(args)
+    def prepared(self, positions: list[int], args: list) -> Any:
+        """The JIT's fast path for one key: `launch(grid, *values)`, `values` being the launch's
+        non-constexpr parameters in order, of which `positions` are this kernel's (a None argument
+        became a constant and is left out); `args` are the first launch's arguments. None where the
+        backend has no such path (the interpreter)."""
+        prepare = getattr(self.launcher, "prepared", None)
+        return prepare(positions, args) if prepare is not None else None
 
     def __getitem__(self, grid):
         return lambda *args: self.launch(grid, list(args))

@@ -281,6 +281,19 @@ def current_stream(args=()) -> int:
     return 0
 
 
+def stream_getter(args=()) -> Callable[[], int]:
+    """What to call at each launch for the stream `current_stream(args)` would name: torch's
+    current stream of the tensors' device (it may change between launches), else 0."""
+    for arg in args:
+        if _torch_tensor(arg):
+            return functools.partial(sys.modules["torch"]._C._cuda_getCurrentRawStream, arg.get_device())
+    return _default_stream
+
+
+def _default_stream() -> int:
+    return 0
+
+
 class DeviceArray:
     """A small owning buffer in GPU memory, for using minitriton without torch or CuPy.
     Contiguous, row-major; freed with cuMemFree when the last reference goes."""
@@ -444,34 +457,46 @@ _PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError)
 
 # --8<-- [start:binder]
 @functools.lru_cache(maxsize=None)
-def _binder(slots: tuple[str, ...]) -> tuple[str, Any]:
+def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
     """The source of `launch` for one signature, and its compiled code. Each argument becomes one
-    expression in a single `pack_into` call; pointers that are already ints skip the conversion."""
+    expression in a single `pack_into` call; pointers that are already ints skip the conversion.
+    `bound`: the block size and shared bytes are the namespace's, the stream comes from calling
+    `stream_of`, and an empty grid launches nothing (the JIT's fast path, `Prepared`)."""
     names = [f"a{i}" for i in range(len(slots))]
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_bits({a})" if slot == "bf16" else a
                  for a, slot in zip(names, slots)]
-    unpack = f"    {', '.join(names)}, = values\n" if names else ""
+    if bound:
+        head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
+                "    if not (grid[0] and grid[1] and grid[2]):\n"
+                "        return\n")
+        values = f"({''.join(a + ', ' for a in names)})"
+        block_x, shared_bytes, stream = "_block_x", "_shared_bytes", "stream_of()"
+    else:
+        head = ("def launch(grid, block_x, shared_bytes, stream, *values):\n"
+                f"    if len(values) != {len(slots)}:\n"
+                "        raise _wrong_count(values)\n"
+                + (f"    {', '.join(names)}, = values\n" if names else ""))
+        values, block_x, shared_bytes, stream = "values", "block_x", "shared_bytes", "stream"
     source = (
-        "def launch(grid, block_x, shared_bytes, stream, *values):\n"
-        f"    if len(values) != {len(slots)}:\n"
-        "        raise _wrong_count(values)\n"
-        f"{unpack}"
+        head +
         "    with _lock:\n"
         "        try:\n"
         f"            _pack(_storage, 0, {', '.join(converted)})\n"
         "        except _PACK_ERRORS:\n"
-        "            raise _bad_arguments(values) from None\n"
-        "        err, = _cuLaunchKernel(_function, grid[0], grid[1], grid[2], block_x, 1, 1,\n"
-        "                               shared_bytes, stream, _params, 0)\n"
+        f"            raise _bad_arguments({values}) from None\n"
+        f"        err, = _cuLaunchKernel(_function, grid[0], grid[1], grid[2], {block_x}, 1, 1,\n"
+        f"                               {shared_bytes}, {stream}, _params, 0)\n"
         "    if err:\n"
-        "        raise _launch_failure(err, grid, block_x, shared_bytes)\n"
+        f"        raise _launch_failure(err, grid, {block_x}, {shared_bytes})\n"
     )
     return source, compile(source, f"<launcher ({', '.join(slots)})>", "exec")
 
 
-def make_launcher(kernel: Kernel, signature: list[str]) -> Callable:
-    """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`.
+def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
+                  shared_bytes: int | None = None) -> Callable:
+    """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`; given
+    `block_x` and `shared_bytes`, a bound `launch(stream_of, grid, *values)` instead.
 
     The argument buffer is laid out once: every value gets a slot at its natural alignment, and the
     array of pointers to the slots (what `cuLaunchKernel` wants as kernelParams) is built once and
@@ -516,9 +541,9 @@ def make_launcher(kernel: Kernel, signature: list[str]) -> Callable:
         "_cuLaunchKernel": _cuda().cuLaunchKernel, "_lock": threading.Lock(),
         "_pointer_of": pointer_of, "_bf16_bits": _bf16_bits, "_PACK_ERRORS": _PACK_ERRORS,
         "_wrong_count": wrong_count, "_bad_arguments": bad_arguments,
-        "_launch_failure": launch_failure,
+        "_launch_failure": launch_failure, "_block_x": block_x, "_shared_bytes": shared_bytes,
     }
-    source, code = _binder(slots)
+    source, code = _binder(slots, bound=block_x is not None)
     exec(code, namespace)
     launch = namespace["launch"]
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)

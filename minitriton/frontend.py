@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import operator
 import textwrap
 from dataclasses import dataclass
@@ -51,20 +52,27 @@ class ParsedFunction:
     col_offset: int
     globals: dict[str, Any]
     name: str
+    source: str
 
 
 # --8<-- [start:parse]
 def parse(fn) -> ParsedFunction:
     """Read a Python function's source and parse it (the decorators are dropped)."""
-    try:
-        lines, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as e:
-        raise CompilationError(None, f"cannot read the source of {fn!r}: {e}",
-                               "@jit functions must be defined in a file, not typed at a prompt") from e
-    source = "".join(lines)
-    dedented = textwrap.dedent(source)
+    for read in (_source_lines, inspect.getsourcelines):
+        try:
+            lines, first_line = read(fn)
+        except (OSError, TypeError) as e:
+            raise CompilationError(None, f"cannot read the source of {fn!r}: {e}",
+                                   "@jit functions must be defined in a file, not typed at a prompt") from e
+        source = "".join(lines)
+        dedented = textwrap.dedent(source)
+        try:
+            tree = ast.parse(dedented)
+        except SyntaxError:
+            continue  # the lines the code object spans are not the whole definition: ask inspect
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef):
+            break
     indent = len(source.splitlines()[0]) - len(dedented.splitlines()[0])
-    tree = ast.parse(dedented)
     fdef = tree.body[0]
     assert isinstance(fdef, ast.FunctionDef), "a @jit object wraps a function definition"
     scope = dict(fn.__globals__)
@@ -72,8 +80,24 @@ def parse(fn) -> ParsedFunction:
         scope.update({name: cell.cell_contents for name, cell in
                       zip(fn.__code__.co_freevars, fn.__closure__)})
     return ParsedFunction(fdef, inspect.getsourcefile(fn) or "<unknown>", first_line, indent, scope,
-                          fn.__name__)
+                          fn.__name__, source)
 # --8<-- [end:parse]
+
+
+def _source_lines(fn) -> tuple[list[str], int]:
+    """The lines of `fn`'s definition, from its first decorator to the last line any of its
+    instructions came from: what `inspect.getsourcelines` returns, without tokenizing the file
+    (which costs a new process some 20 ms, a fair part of loading a kernel from the disk cache)."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if not lines:
+        raise OSError("could not get source code")
+    last, pending = code.co_firstlineno, [code]
+    while pending:
+        c = pending.pop()
+        last = max([last] + [end for _, end, _, _ in c.co_positions() if end is not None])
+        pending += [k for k in c.co_consts if inspect.iscode(k)]
+    return lines[code.co_firstlineno - 1:last], code.co_firstlineno
 
 
 class _OnlyInOneBranch:

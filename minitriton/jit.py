@@ -12,6 +12,7 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -104,9 +105,55 @@ def arg_spec(key: tuple):
 # --8<-- [end:specialize]
 
 
+def launch_arg(value) -> tuple:
+    """(key, value to launch with) of one argument, for the fast path: the key is `launch_key`'s,
+    and an array's device address is read once, for both the key and the launch."""
+    cls = value.__class__
+    if cls is int or cls is float or cls is bool or value is None:
+        return launch_key(value), value
+    address = getattr(value, "data_ptr", None)
+    if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
+        pointer = address()
+        device = getattr(value, "get_device", None)
+        return (value.dtype, pointer & 15 == 0, device() if device is not None else None), pointer
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        pointer = interface["data"][0]
+        return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
+    if value is _MISSING:
+        return value, value  # a parameter not given: the slow path says which
+    return launch_key(value), value  # a host array is refused when its key is new
+
+
+class _Missing:
+    def __repr__(self):
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _torch_tensor_class() -> type:
+    """torch.Tensor where torch is loaded, else a class no argument has (the binder's inline test)."""
+    torch = sys.modules.get("torch")
+    return torch.Tensor if torch is not None else _NoTensor
+
+
+class _NoTensor:
+    pass
+
+
+# os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
+# value on every call, a tenth of a launch's host time
+_ENVIRON = getattr(os.environ, "_data", None)
+_INTERPRET = "MINITRITON_INTERPRET"
+_INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
+_OFF = (None, "", "0", b"", b"0")
+
+
 def interpreting() -> bool:
     """MINITRITON_INTERPRET=1 runs kernels in the numpy interpreter; read at every launch."""
-    return os.environ.get("MINITRITON_INTERPRET", "0") not in ("", "0")
+    return (_ENVIRON if _ENVIRON is not None else os.environ).get(_INTERPRET_KEY) not in _OFF
 
 
 class JITFunction:
@@ -129,8 +176,7 @@ class JITFunction:
 
     @functools.cached_property
     def src(self) -> str:
-        self.parsed  # a function whose source cannot be read is a CompilationError, raised there
-        return inspect.getsource(self.fn)
+        return self.parsed.source  # a function whose source cannot be read is a CompilationError
 
     @functools.cached_property
     def cache_key(self) -> str:
@@ -145,26 +191,22 @@ class JITFunction:
                           "or call it from another @jit function")
 
     def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.run, grid=grid)
+        return functools.partial(self.__dict__.get("_binder") or self._make_binder(), grid=grid)
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
         """Launch over `grid`: the generated fast path (one key, one dict lookup, one prepared call)."""
-        binder = self.__dict__.get("_binder") or self._make_binder()
-        try:
-            return binder(*args, grid=grid, **kwargs)
-        except CompilationError as e:
-            raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
-        except TypeError:
-            self.bind(args, {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS
-                             or k in self.arg_names})  # a wrong call raises LaunchError here
-            raise
+        return (self.__dict__.get("_binder") or self._make_binder())(*args, grid=grid, **kwargs)
 
     def run_slow(self, *args, grid, **kwargs):
-        """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`."""
+        """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`:
+        the interpreter's way, and the way of any call the fast path does not take."""
         num_warps, num_stages = self.options(kwargs)
         bound = self.bind(args, kwargs)
-        kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
+        try:
+            kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
+        except CompilationError as e:
+            raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
         if callable(grid):
             grid = grid(bound)
         kernel.launch(_grid3(grid), [bound[n] for n in kernel.runtime_args])
@@ -173,48 +215,80 @@ class JITFunction:
 
     # --8<-- [start:binder]
     def _make_binder(self):
-        """Generate `binder(<the kernel's parameters>, *, grid, num_warps, num_stages)` once: it
-        computes the launch's key from the arguments without building any dict, looks the kernel
-        up, and calls its prepared launch; a miss goes the slow way once and fills the table."""
+        """Generate, once, `binder(<the kernel's parameters>, *, grid, <launch options>)`, named
+        after the kernel. On a GPU it reads each argument once (an array's dtype, address and
+        device; an int's facts), makes the key a tuple of those, looks up the prepared launch for
+        the key and calls it. The first launch of a key, the interpreter, and a call that does not
+        fit the parameters go the slow way (`run_slow`), which also raises the clear errors."""
         params = list(self.signature.parameters.values())
         if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
             self._binder = self.run_slow
             return self._binder
         names = [p.name for p in params]
-        defaults = {f"_d{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
-        signature = [f"{p.name}=_d{i}" if p.default is not p.empty else p.name for i, p in enumerate(params)]
-        options = [f"{o}={d}" for o, d in LAUNCH_OPTIONS.items() if o not in names]
-        one_cta = "" if "num_ctas" in names else "    if num_ctas != 1:\n        _one_cta(num_ctas)\n"
         runtime = [n for n in names if n not in self.constexpr_names]
-        keys = [n if n in self.constexpr_names else
-                f"_plain({n})" if n in self.do_not_specialize else f"_key({n})" for n in names]
+        defaults = {f"_d{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
+        signature = [f"{p.name}=_d{i}" if p.default is not p.empty else f"{p.name}=_MISSING"
+                     for i, p in enumerate(params)]
+        option_names = [o for o in LAUNCH_OPTIONS if o not in names]
+        options = [f"{o}={LAUNCH_OPTIONS[o]}" for o in option_names]
+        passed = ", ".join(f"{o}={o}" for o in option_names)
+        reads = "".join(  # a torch tensor and an int inline (as in launch_key); the rest by launch_arg
+            f"    k{i} = _plain({n})\n" if n in self.do_not_specialize else
+            f"    if {n}.__class__ is _Tensor:\n"
+            f"        v{i} = {n}.data_ptr()\n"
+            f"        k{i} = ({n}.dtype, v{i} & 15 == 0, {n}.get_device())\n"
+            f"    elif {n}.__class__ is int:\n"
+            f"        v{i} = {n}\n"
+            f"        k{i} = ({n} == 1, {n} & 15 == 0, -2147483648 <= {n} < 2147483648, {n} < 2**63)\n"
+            f"    else:\n"
+            f"        k{i}, v{i} = _arg({n})\n"
+            for i, n in enumerate(runtime))
+        values = [n if n in self.do_not_specialize else f"v{i}" for i, n in enumerate(runtime)]
+        keys = [n if n in self.constexpr_names else f"k{runtime.index(n)}" for n in names]
+        head = (f"def binder({''.join(p + ', ' for p in signature)}*_more, grid, "
+                f"{''.join(o + ', ' for o in options)}**_unknown):\n")
+        everything = f"({''.join(n + ', ' for n in names)}), grid, dict({passed})"
         source = (
-            f"def binder({''.join(p + ', ' for p in signature)}*, grid, {', '.join(options + ['_table=_table'])}):\n"
-            f"{one_cta}"
-            f"    key = ({', '.join(keys + ['num_warps', 'num_stages'])}, _environ.get('MINITRITON_INTERPRET'))\n"
-            "    kernel = _table.get(key)\n"
-            "    if kernel is None:\n"
-            f"        kernel = _miss(key, ({''.join(n + ', ' for n in names)}), num_warps, num_stages)\n"
-            "    if callable(grid):\n"
-            f"        grid = grid({{{', '.join(f'{n!r}: {n}' for n in names)}}})\n"
+            head +
+            "    if _more or _unknown or _environ.get(_INTERPRET_KEY) not in _OFF:\n"
+            f"        return _slow({everything}, _more, _unknown)\n"
+            f"{reads}"
+            f"    entry = _table.get(({''.join(k + ', ' for k in keys + option_names)}))\n"
+            "    if entry is None:\n"
+            f"        return _miss(({''.join(k + ', ' for k in keys + option_names)}), {everything})\n"
             "    if grid.__class__ is not tuple or len(grid) != 3:\n"
-            "        grid = _grid3(grid)\n"
-            f"    kernel.launch_fast(grid, ({''.join(f'{n}, ' for n in runtime)}))\n"
-            "    return kernel\n")
-        namespace = {"_table": {}, "_environ": os.environ, "_key": launch_key, "_plain": _plain_key,
-                     "_grid3": _grid3, "_one_cta": _one_cta, **defaults}
+            f"        grid = _grid3(grid({{{', '.join(f'{n!r}: {n}' for n in names)}}}) if callable(grid) else grid)\n"
+            f"    entry[1](grid, {''.join(v + ', ' for v in values)})\n"
+            "    return entry[0]\n")
+        table: dict = {}
+        namespace = {"_table": table, "_environ": _ENVIRON if _ENVIRON is not None else os.environ,
+                     "_INTERPRET_KEY": _INTERPRET_KEY, "_OFF": _OFF, "_arg": launch_arg,
+                     "_plain": _plain_key, "_grid3": _grid3, "_MISSING": _MISSING,
+                     "_Tensor": _torch_tensor_class(), **defaults}
 
-        def miss(key, values, num_warps, num_stages):
+        def slow(values, grid, options, more=(), unknown=None):
+            """The interpreter, or a call that does not fit: bind as Python would, then run."""
+            if more:
+                args, kwargs = values + more, {}
+            else:
+                args, kwargs = (), {n: v for n, v in zip(names, values) if v is not _MISSING}
+            return self.run_slow(*args, grid=grid, **kwargs, **(unknown or {}), **options)
+
+        def miss(key, values, grid, options):
+            """A key's first launch goes the slow way, which raises any error; then the key gets
+            its entry: the kernel and its prepared launch, which takes the runtime values."""
+            kernel = slow(values, grid, options)
             bound = dict(zip(names, values))
-            kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
-            kernel.prepare_fast([runtime.index(n) for n in kernel.runtime_args])
-            kernel.check_arguments([bound[n] for n in kernel.runtime_args])
-            namespace["_table"][key] = kernel
+            launch = kernel.prepared([runtime.index(n) for n in kernel.runtime_args],
+                                     [bound[n] for n in kernel.runtime_args])
+            if launch is not None:  # the interpreter has none
+                table[key] = (kernel, launch)
             return kernel
 
-        namespace["_miss"] = miss
+        namespace["_slow"], namespace["_miss"] = slow, miss
         exec(compile(source, f"<binder of {self.__name__}>", "exec"), namespace)
         self._binder = namespace["binder"]
+        self._binder.__name__ = self._binder.__qualname__ = self.__name__
         self._binder.source = source
         return self._binder
     # --8<-- [end:binder]
@@ -296,6 +370,9 @@ def _is_constexpr(annotation) -> bool:
 
 
 def _grid3(grid) -> tuple[int, int, int]:
+    """`grid` as (x, y, z): an int, or 1 to 3 non-negative ints (the common `(n,)` first)."""
+    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and grid[0] >= 0:
+        return (grid[0], 1, 1)
     if isinstance(grid, int):
         grid = (grid,)
     grid = tuple(int(g) for g in grid)

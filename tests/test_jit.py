@@ -11,6 +11,7 @@ import minitriton.compiler
 import minitriton.language as tl
 from minitriton.compiler import CompiledKernel
 from minitriton.errors import LaunchError
+from minitriton.jit import launch_key
 
 
 @pytest.fixture(autouse=True)
@@ -406,3 +407,120 @@ def test_num_ctas_is_accepted_as_triton_launches_pass_it():
     assert grid_kernel.warmup(out, 16, BLOCK=16, num_ctas=1, grid=(1,)).asm["ttir"]
     with pytest.raises(LaunchError, match="num_ctas=2"):
         grid_kernel[(1,)](out, 16, BLOCK=16, num_ctas=2)
+
+
+# ------------------------------------------------------------------------- the GPU launch path
+# On a GPU, a launch whose key was seen goes straight to the kernel's prepared launch. Here the
+# compile and the driver are replaced by recorders, so the path itself is tested without a GPU.
+
+class CudaArray:
+    """What CuPy hands a kernel: a device address and a dtype, through __cuda_array_interface__."""
+
+    def __init__(self, address: int, typestr: str = "<f4"):
+        self.__cuda_array_interface__ = {"shape": (64,), "typestr": typestr, "data": (address, False),
+                                         "version": 3}
+
+
+class RecordingLauncher:
+    def __init__(self, record):
+        self.record = record
+
+    def __call__(self, grid, args):  # the slow way: CompiledKernel.launch
+        self.record.append(("slow", grid, list(args)))
+
+    def prepared(self, positions, args):
+        return lambda grid, *values: self.record.append(("fast", grid, [values[i] for i in positions]))
+
+
+@pytest.fixture
+def gpu_path(monkeypatch):
+    """Launches as on a GPU: [(way, grid, values)], and the specializations compiled."""
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    record, compiled = [], []
+
+    def kernel_for(self, bound, num_warps, num_stages, target):
+        compiled.append(dict(bound))
+        runtime = [n for n, v in bound.items() if n not in self.constexpr_names and v is not None]
+        kernel = CompiledKernel(self.__name__, {}, runtime)
+        kernel.launcher = RecordingLauncher(record)
+        return kernel
+
+    monkeypatch.setattr(triton.JITFunction, "kernel_for", kernel_for)
+    return record, compiled
+
+
+def test_a_seen_key_goes_to_the_prepared_launch_with_addresses(gpu_path):
+    record, compiled = gpu_path
+    x, out = CudaArray(0x1000), CudaArray(0x2000)
+    for n in (100, 100, 200):
+        scale_kernel[(4,)](x, out, n, 2.0, BLOCK=32)
+    assert [way for way, _, _ in record] == ["slow", "fast", "fast"]
+    assert record[1][1:] == ((4, 1, 1), [0x1000, 0x2000, 100, 2.0])
+    assert record[2][2] == [0x1000, 0x2000, 200, 2.0]
+    assert len(compiled) == 1
+
+
+@pytest.mark.parametrize("first, second, same", [
+    (0x1000, 0x1010, True),            # both 16-byte aligned
+    (0x1000, 0x1004, False),           # alignment is part of the key, read at every launch
+])
+def test_the_key_follows_the_address(gpu_path, first, second, same):
+    record, _ = gpu_path
+    for address in (first, second):
+        scale_kernel[(1,)](CudaArray(address), CudaArray(0x2000), 64, 1.0, BLOCK=32)
+    assert record[1][0] == ("fast" if same else "slow")
+    first_value = record[1][2][0]  # the slow way passes the array, the fast way its address
+    assert (first_value if same else first_value.__cuda_array_interface__["data"][0]) == second
+
+
+@pytest.mark.parametrize("first, second, same", [
+    (17, 33, True), (1, 17, False), (16, 17, False), (17, 2**31, False), (2**31, 2**63, False),
+])
+def test_the_key_follows_the_integer_facts(gpu_path, first, second, same):
+    """The binder's inline key of an int agrees with `launch_key`: a new fact is a new key."""
+    record, _ = gpu_path
+    assert (launch_key(first) == launch_key(second)) == same
+    for n in (first, second):
+        scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), n, 1.0, BLOCK=32)
+    assert record[1][0] == ("fast" if same else "slow")
+
+
+def test_grids_on_the_fast_path(gpu_path):
+    record, _ = gpu_path
+    x = CudaArray(0x1000)
+    grids = [(3,), 3, (3, 2), (3, 2, 1), lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)]
+    for grid in grids:
+        grid_kernel[grid](x, 96, BLOCK=32)
+    assert [g for _, g, _ in record] == [(3, 1, 1), (3, 1, 1), (3, 2, 1), (3, 2, 1), (3, 1, 1)]
+    assert [way for way, _, _ in record] == ["slow"] + ["fast"] * 4
+
+
+def test_a_none_argument_is_left_out_of_the_fast_launch(gpu_path):
+    record, _ = gpu_path
+    for _ in range(2):
+        optional_kernel[(1,)](CudaArray(0x1000), None, 5)
+    assert record[0] == ("slow", (1, 1, 1), [record[0][2][0], 5])
+    assert record[1] == ("fast", (1, 1, 1), [0x1000, 5])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), 64, BLOCK=32),
+     "missing a required argument: 'factor'"),
+    (lambda: scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), 64, 1.0, 32, False, 7),
+     "too many positional arguments"),
+    (lambda: scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), 64, 1.0, BLOCK=32, BLOK=3),
+     "unexpected keyword argument 'BLOK'"),
+])
+def test_a_wrong_call_on_the_fast_path_names_the_parameters(gpu_path, call, words):
+    for _ in range(2):  # the second time too: a wrong call never reaches the table
+        with pytest.raises(LaunchError) as caught:
+            call()
+        assert words in str(caught.value) and "its parameters are (x_ptr, out_ptr, n, factor" in str(caught.value)
+    assert gpu_path[0] == []
+
+
+@triton.jit
+def optional_kernel(x_ptr, y_ptr, n):
+    if y_ptr is not None:
+        tl.store(y_ptr, n)
+    tl.store(x_ptr, n)

@@ -7,6 +7,8 @@ GPU would run. The on-disk cache keeps the PTX and cubin of every specialization
 """
 from __future__ import annotations
 
+import functools
+
 from .. import cache, ir
 from ..errors import LaunchError
 
@@ -79,21 +81,29 @@ class CUDABackend:
         shared = metadata["shared_bytes"]
         module = driver.load_module(image, name, shared)
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
-        launch = driver.make_launcher(module, kinds)
         block = 32 * num_warps
-        stream_of = driver.current_stream
-
-        def run(grid, args):
-            if grid[0] and grid[1] and grid[2]:  # an empty grid launches nothing
-                launch(grid, block, shared, stream_of(args), *args)
+        launch = driver.make_launcher(module, kinds)
+        bound = driver.make_launcher(module, kinds, block_x=block, shared_bytes=shared)
 
         def check(args):
             for arg, dtype in zip(args, signature):
                 if dtype.is_ptr():
                     driver.pointer_of(arg, check_device=True)
 
-        run.check = check
+        def run(grid, args):
+            check(args)
+            if grid[0] and grid[1] and grid[2]:  # an empty grid launches nothing
+                launch(grid, block, shared, driver.current_stream(args), *args)
 
+        def prepared(positions, args):
+            """One launch key's fast path: `bound` with the stream `args` call for (checked by
+            `run` on the key's first launch), taking the values at `positions`."""
+            go = functools.partial(bound, driver.stream_getter(args))
+            if positions == list(range(len(positions))):
+                return go
+            return lambda grid, *values: go(grid, *[values[i] for i in positions])
+
+        run.prepared = prepared
         run.module = module
         return run
     # --8<-- [end:launcher]

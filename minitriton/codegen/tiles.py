@@ -68,11 +68,22 @@ def _storage_type(dtype: ir.DType) -> ll.Type:
 
 def _linear(lw: Lowering, index: list, shape) -> ll.Value:
     """Row-major linear position of a runtime index."""
-    total = ll.Constant(i32, 0)
-    stride = 1
-    for i, s in reversed(list(zip(index, shape))):
-        total = lw.b.add(total, lw.b.mul(i, ll.Constant(i32, stride)) if stride != 1 else i)
+    return _dotted(lw, index, _row_major(shape))
+
+
+def _row_major(shape) -> list[int]:
+    strides, stride = [], 1
+    for s in reversed(shape):
+        strides.insert(0, stride)
         stride *= s
+    return strides
+
+
+def _dotted(lw: Lowering, index: list, strides) -> ll.Value:
+    """sum(index[d] * strides[d]) of a runtime index."""
+    total = ll.Constant(i32, 0)
+    for i, stride in zip(index, strides):
+        total = lw.b.add(total, lw.b.mul(i, ll.Constant(i32, stride)) if stride != 1 else i)
     return total
 
 
@@ -92,21 +103,71 @@ def _read(lw, ptr, dtype):
     return lw.b.icmp_unsigned("!=", v, ll.Constant(i8, 0)) if dtype.is_bool() else v
 
 
+# --8<-- [start:places]
+def _image(to_src, index, shape, src_rank: int) -> list[int]:
+    """`_index_map` on a compile-time index: the OR of the images of its set bits."""
+    out = [0] * src_rank
+    for d, (value, size) in enumerate(zip(index, shape)):
+        for bit in range(size.bit_length() - 1):
+            if value >> bit & 1:
+                unit = [0] * len(shape)
+                unit[d] = 1 << bit
+                out = [o | a for o, a in zip(out, to_src(tuple(unit)))]
+    return out
+
+
+def _places(lw: Lowering, layout, shape, strides, to_src=None, src_rank=None):
+    """Where each register's element goes in a buffer with `strides` (over the source index that
+    `to_src` maps it to): one runtime term per thread plus one constant per register. A layout
+    builds an index by OR-ing lane, warp and register bits; where the thread's bits and the
+    registers' bits never meet in a dimension, OR is addition and the position splits. Returns
+    (thread term, constants), or None where the bits meet."""
+    src_rank = len(shape) if src_rank is None else src_rank
+    image = (lambda index: list(index)) if to_src is None else (lambda index: _image(to_src, index, shape, src_rank))
+    thread_bits, register_bits = [0] * src_rank, [0] * src_rank
+    for basis in layout.lane_bases(shape) + layout.warp_bases(shape):
+        thread_bits = [t | b for t, b in zip(thread_bits, image(basis))]
+    constants = [image(offset) for offset in layout.register_offsets(shape)]
+    for c in constants:
+        register_bits = [r | b for r, b in zip(register_bits, c)]
+    if any(t & r for t, r in zip(thread_bits, register_bits)):
+        return None
+    parts = lw.thread_part(layout, shape)
+    if to_src is not None:
+        parts = _index_map(lw, to_src, parts, src_rank, shape)
+    thread = _dotted(lw, parts, strides)
+    return thread, [sum(i * s for i, s in zip(c, strides)) for c in constants]
+
+
+def _element_ptrs(lw: Lowering, op, layout, shape, strides, dtype, base: int = 0, to_src=None, src_rank=None):
+    """A shared-memory pointer per register of (`layout`, `shape`), into the op's buffer + `base`
+    bytes, at the element's place under `strides`: two instructions a register where `_places`
+    splits, else the index arithmetic in full."""
+    size = max(dtype.bits // 8, 1)
+    start = op.attrs.get("smem_offset", 0) + base
+    split = _places(lw, layout, shape, strides, to_src, src_rank)
+    if split is not None:
+        thread, constants = split
+        first = lw.b.add(ll.Constant(i32, start), lw.b.mul(thread, ll.Constant(i32, size)))
+        return [lw.shared_ptr(lw.b.add(first, ll.Constant(i32, c * size)) if c else first) for c in constants]
+    indices = lw.indices(layout, shape)
+    if to_src is not None:
+        indices = [_index_map(lw, to_src, index, src_rank, shape) for index in indices]
+    return [_shared_at(lw, op, _dotted(lw, index, strides), dtype, base) for index in indices]
+# --8<-- [end:places]
+
+
 # --8<-- [start:through_shared]
 def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_shape, to_src) -> list:
     """Move elements between threads: write every held element at its row-major place in the
     source shape, wait at a barrier, read each needed element from `to_src(index)`."""
-    dtype = src.dtype
-    src_shape = src.shape
-    for r in lw.unique_registers(src.layout, src_shape):
-        index = lw.indices(src.layout, src_shape)[r]
-        _write(lw, _shared_at(lw, op, _linear(lw, index, src_shape), dtype), registers[r], dtype)
+    dtype, strides = src.dtype, _row_major(src.shape)
+    written = _element_ptrs(lw, op, src.layout, src.shape, strides, dtype)
+    for r in lw.unique_registers(src.layout, src.shape):
+        _write(lw, written[r], registers[r], dtype)
     lw.barrier()
-    out = []
-    for index in lw.indices(dst_layout, dst_shape):
-        source_index = _index_map(lw, to_src, index, len(src_shape), dst_shape)
-        out.append(_read(lw, _shared_at(lw, op, _linear(lw, source_index, src_shape), dtype), dtype))
-    return out
+    read = _element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src, src_rank=len(src.shape))
+    return [_read(lw, ptr, dtype) for ptr in read]
 # --8<-- [end:through_shared]
 
 
@@ -120,12 +181,12 @@ def through_shared_from_owners(lw: Lowering, op, registers: list) -> list:
         lw.barrier()
         return [_read(lw, _shared_at(lw, op, ll.Constant(i32, 0), dtype), dtype)]
     owner = lw.owner_predicate(value.layout, value.shape)
-    indices = lw.indices(value.layout, value.shape)
+    ptrs = _element_ptrs(lw, op, value.layout, value.shape, _row_major(value.shape), dtype)
     for r in lw.unique_registers(value.layout, value.shape):
         with lw.b.if_then(owner):
-            _write(lw, _shared_at(lw, op, _linear(lw, indices[r], value.shape), dtype), registers[r], dtype)
+            _write(lw, ptrs[r], registers[r], dtype)
     lw.barrier()
-    return [_read(lw, _shared_at(lw, op, _linear(lw, index, value.shape), dtype), dtype) for index in indices]
+    return [_read(lw, ptr, dtype) for ptr in ptrs]
 
 
 def _replicated(value: ir.Value) -> bool:
@@ -565,9 +626,9 @@ def _scan(lw: Lowering, op, x):
     B = lw.b
     src = op.operands[0]
     dtype, shape, axis = src.dtype, src.shape, op.attrs["axis"]
+    written = _element_ptrs(lw, op, src.layout, shape, _row_major(shape), dtype)
     for r in lw.unique_registers(src.layout, shape):
-        index = lw.indices(src.layout, shape)[r]
-        _write(lw, _shared_at(lw, op, _linear(lw, index, shape), dtype), x[r], dtype)
+        _write(lw, written[r], x[r], dtype)
     lw.barrier()
     length = shape[axis]
     stride = 1
@@ -590,8 +651,7 @@ def _scan(lw: Lowering, op, x):
 
     lw.counted_loop(lw.tid, lines, 32 * lw.num_warps, [], scan_line)
     lw.barrier()
-    return [_read(lw, _shared_at(lw, op, _linear(lw, index, shape), dtype), dtype)
-            for index in lw.indices(op.result.layout, shape)]
+    return [_read(lw, ptr, dtype) for ptr in _element_ptrs(lw, op, op.result.layout, shape, _row_major(shape), dtype)]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -669,11 +729,10 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
     av, bv, cv = op.operands
     (m, k_size), (_, n) = av.shape, bv.shape
     elem, compute = av.dtype, cv.dtype
-    for value, regs, base, transposed in ((av, a, 0, True), (bv, b, m * k_size, False)):
+    for value, regs, base, strides in ((av, a, 0, (1, m)), (bv, b, m * k_size, (n, 1))):
+        ptrs = _element_ptrs(lw, op, value.layout, value.shape, strides, elem, base * max(elem.bits // 8, 1))
         for r in lw.unique_registers(value.layout, value.shape):
-            i, j = lw.indices(value.layout, value.shape)[r]
-            at = B.add(B.mul(j, ll.Constant(i32, m)), i) if transposed else _linear(lw, [i, j], value.shape)
-            _write(lw, _shared_at(lw, op, B.add(ll.Constant(i32, base), at), elem), regs[r], elem)
+            _write(lw, ptrs[r], regs[r], elem)
     lw.barrier()
     offsets = cv.layout.register_offsets(cv.shape)
     parts = lw.thread_part(cv.layout, cv.shape)
