@@ -483,6 +483,7 @@ BACKEND_OPS: dict[str, Callable] = {
     "async_commit": _no_results,  # closes the group of copies issued since the last commit
     "async_wait": _no_results,    # waits until at most attrs["pending"] groups are in flight
     "local_read": lambda name, operands, attrs: [attrs["type"]],  # (stage) -> the tile, in registers
+    "wgmma_wait": _passthrough,   # (acc) -> acc, once the wgmma groups writing it are done
 }
 OPS.update(BACKEND_OPS)
 # --8<-- [end:ops]

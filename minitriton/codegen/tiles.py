@@ -446,7 +446,24 @@ def _wgmma(lw: Lowering, op, a, b, acc):
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])
-    lw.asm(ll.VoidType(), "wgmma.wait_group.sync.aligned 0;", "", [])
+    pending = op.attrs.get("pending", 0)  # 1 in a pipelined loop: this group runs on into the next
+    if pending:
+        lw.asm(ll.VoidType(), f"wgmma.wait_group.sync.aligned {pending};", "", [])
+        return out
+    return _wgmma_wait(lw, op, out)
+
+
+def _wgmma_wait(lw: Lowering, op, acc):
+    """Wait for every wgmma group; the accumulator registers go through the wait as operands tied
+    to its results, so nothing reads them before it (they are being written until then)."""
+    count = 64  # registers per asm statement
+    out = []
+    for start in range(0, len(acc), count):
+        regs = acc[start:start + count]
+        constraints = ",".join(["=f"] * len(regs) + [str(i) for i in range(len(regs))])
+        text = "wgmma.wait_group.sync.aligned 0;" if start == 0 else ""
+        result = lw.asm(ll.LiteralStructType([f32] * len(regs)), text, constraints, regs)
+        out += [lw.b.extract_value(result, i) for i in range(len(regs))]
     return out
 # --8<-- [end:wgmma]
 
@@ -817,6 +834,7 @@ def scratch_bytes(op: ir.Op) -> int:
 
 
 RULES = {"async_load": _async_load, "async_commit": _async_commit, "async_wait": _async_wait,
+         "wgmma_wait": _wgmma_wait,
          "local_read": _local_read, "convert_layout": _convert_layout, "broadcast": _broadcast, "expand_dims": _expand_dims,
          "trans": _trans, "reshape": _reshape, "reduce": _reduce, "scan": _scan, "dot": _dot}
 

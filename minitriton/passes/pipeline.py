@@ -151,13 +151,17 @@ class Pipeliner:
             involved += more
         involved.sort()
         loc = loop.loc
-        # Buffers: one ring of `stages` tiles per pipelined operand.
+        # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
+        # still be read while the next is being computed, and the ring needs one slot more (below).
+        shareds = [ldmatrix_operand(convert) for _, convert in pairs]
+        wgmma = _async_dot(body, pairs) if all(isinstance(sh, WgmmaShared) for sh in shareds) else None
+        slots = stages + (wgmma is not None)
+        # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
-        for load, convert in pairs:
-            shared = ldmatrix_operand(convert)
+        for (load, convert), shared in zip(pairs, shareds):
             stage_bytes = load.result.type.numel * 2
             name = f"ring{len(self.buffers)}"
-            self.buffers[name] = stage_bytes * stages
+            self.buffers[name] = stage_bytes * slots
             rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0])))
 
         def issue(mapping, index_value, stage_value, dest):
@@ -201,7 +205,7 @@ class Pipeliner:
         index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
         mapping = {id(iv): index, **{id(carried[i]): a for i, a in zip(involved, new_args)}}
         next_ahead = issue(mapping, index, write_stage, ops)
-        count = _constant(ops, stages)
+        count = _constant(ops, slots)
         one = _constant(ops, 1)
         next_read = _emit(ops, "rem", [_emit(ops, "add", [read_stage, one]), count])
         next_write = _emit(ops, "rem", [_emit(ops, "add", [write_stage, one]), count])
@@ -214,9 +218,40 @@ class Pipeliner:
         for r in new_loop.results:
             r.owner = new_loop
         out.append(new_loop)
-        _emit(out, "async_wait", [], pending=0)  # the last prefetches (all masked off) land before anything else
+        names = [ring["buffer"] for ring in rings]
+        if wgmma is not None:
+            dot, carried_index = wgmma
+            dot.attrs["pending"] = 1  # each iteration waits for the group before its own
+            _wait_for_accumulator(self.fn, new_loop, carried_index, out, names)
+        # the last prefetches (all masked off) land before anything else; the rings end here
+        _emit(out, "async_wait", [], pending=0, buffers=names)
         return True
     # --8<-- [end:loop]
+
+
+def _async_dot(body: ir.Block, pairs) -> tuple[ir.Op, int] | None:
+    """The loop's one dot that reads the pipelined operands, with the index of the carried value
+    it accumulates into (`acc = dot(a, b, acc)`, yielded as is), or None: then it stays synchronous."""
+    converted = {id(convert.result) for _, convert in pairs}
+    dots = [op for op in body.ops if op.name == "dot" and {id(v) for v in op.operands[:2]} <= converted]
+    if len(dots) != 1:
+        return None
+    dot = dots[0]
+    carried = body.args[1:]
+    yields = body.terminator.operands
+    for i, (arg, value) in enumerate(zip(carried, yields)):
+        if value is dot.result and dot.operands[2] is arg:
+            return dot, i
+    return None
+
+
+def _wait_for_accumulator(fn: ir.Function, loop: ir.Op, index: int, out: list[ir.Op], rings: list[str]) -> None:
+    """After the loop, wait for the last wgmma group before anything reads the accumulator: every
+    later use of the loop's result reads the wait's result instead."""
+    result = loop.results[index]
+    waited = _emit(out, "wgmma_wait", [result], layout=result.layout, loc=loop.loc, buffers=rings)
+    for op in fn.walk():  # the ops after the loop (the block being rewritten still lists them)
+        op.operands = [waited if v is result else v for v in op.operands]
 
 
 def _replace_in_regions(op: ir.Op, replace: dict) -> None:

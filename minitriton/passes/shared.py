@@ -26,6 +26,7 @@ class Buffer:
     end: int
     offset: int = 0
     align: int = 16
+    ring: str = ""  # the name of a pipeline ring (live over its loop), else "" (live over `op`)
 
     def __str__(self) -> str:
         return f"{self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
@@ -51,7 +52,22 @@ def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
             if op.results and isinstance(op.results[0].layout, SharedOperandLayout):
                 end = last_use.get(id(op.result), position)
             buffers.append(Buffer(op, (size + 15) // 16 * 16, position, end, align=align))
-    return buffers
+    return buffers + _rings(fn, ops)
+
+
+def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
+    """The pipeline's rings (`fn.attrs["shared_buffers"]`), each live from the first copy into it
+    to the wait after its loop (the ops that name it in `buffer` or `buffers`); the loop's body
+    lies in between. They hold swizzle atoms, so they start on a kilobyte."""
+    spans: dict[str, tuple[int, int, ir.Op]] = {}
+    for position, op in enumerate(ops):
+        names = [op.attrs["buffer"]] if "buffer" in op.attrs else op.attrs.get("buffers", [])
+        for name in names:
+            first, _, first_op = spans.get(name, (position, position, op))
+            spans[name] = (first, position, first_op)
+    sizes = fn.attrs.get("shared_buffers", {})
+    return [Buffer(first_op, (sizes[name] + 1023) // 1024 * 1024, first, last, align=1024, ring=name)
+            for name, (first, last, first_op) in spans.items()]
 # --8<-- [end:liveness]
 
 
@@ -78,23 +94,20 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     from ..codegen.tiles import scratch_bytes
 
     buffers = _buffers(fn, scratch_bytes)
-    # Buffers that live across ops (the pipeline's rings) come first, for the whole kernel.
-    rings, offset = {}, 0
-    for name, size in fn.attrs.get("shared_buffers", {}).items():
-        rings[name] = offset
-        offset += (size + 1023) // 1024 * 1024  # rings hold swizzle atoms, which start on 1 KB
-    fn.attrs["buffer_offsets"] = rings
-    total = offset + allocate(buffers)
-    long_lived = {id(buf.op.result): buf for buf in buffers if buf.end != buf.start}
-    for buf in buffers:
-        buf.offset += offset
-        buf.op.attrs["smem_offset"] = buf.offset
+    total = allocate(buffers)
+    rings = {buf.ring: buf for buf in buffers if buf.ring}
+    fn.attrs["buffer_offsets"] = {name: buf.offset for name, buf in rings.items()}
+    long_lived = {id(buf.op.result): buf for buf in buffers if buf.end != buf.start and not buf.ring}
+    for buf in buffers:  # a ring's first copy (before its loop) writes the whole ring, as far as
+        buf.op.attrs["smem_offset"] = buf.offset  # barriers go: space reused from before is waited for
         buf.op.attrs["smem_bytes"] = buf.size
     for op in fn.walk():  # the readers of a wgmma operand read its bytes too
         for v in op.operands:
             if id(v) in long_lived:
                 buf = long_lived[id(v)]
                 op.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
+        if "buffers" in op.attrs:  # the end of a loop's rings: what its last iterations read
+            op.attrs["smem_reads"] = [(rings[n].offset, rings[n].offset + rings[n].size) for n in op.attrs["buffers"]]
     fn.attrs["shared_bytes"] = total
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")
