@@ -102,3 +102,46 @@ def test_pipelined_matmul_still_compiles_for_every_depth(stages, tmp_path, monke
                                   BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_stages=stages, grid=(4,),
                                   target="sm_80")
     assert f"cp.async.wait_group {stages - 2};" in kernel.asm["ptx"]
+
+
+def test_wgmma_runs_on_while_the_next_iteration_starts():
+    """On sm_90a the loop's dot waits only for the group before its own: the ring gets a slot more
+    (so no copy overwrites a stage a wgmma may still read), and the accumulator is waited for after
+    the loop, before anything reads it."""
+    fn = pipeline(matmul_ir(arch="sm_90a"), 3)
+    (dot,) = [op for op in fn.walk() if op.name == "dot"]
+    assert dot.attrs["pending"] == 1
+    assert sorted(fn.attrs["shared_buffers"].values()) == [4 * 64 * 32 * 2, 4 * 32 * 64 * 2]
+    top = fn.body.ops
+    at = [op.name for op in top].index("for")
+    wait = top[at + 1]
+    assert wait.name == "wgmma_wait" and wait.operands[0] is top[at].results[0]
+    later = [v for op in top[at + 2:] for v in op.operands]
+    assert not any(v is top[at].results[0] for v in later) and any(v is wait.result for v in later)
+    assert top[at + 2].name == "async_wait" and top[at + 2].attrs["buffers"] == wait.attrs["buffers"]
+
+
+def test_on_sm_80_the_dot_stays_synchronous():
+    fn = pipeline(matmul_ir(), 3)
+    assert not any(op.name == "wgmma_wait" for op in fn.walk())
+    assert all("pending" not in op.attrs for op in fn.walk() if op.name == "dot")
+
+
+def test_the_epilogue_reuses_the_rings_after_a_barrier(tmp_path, monkeypatch):
+    """The rings live over their loop only: the epilogue's conversion may take their bytes, once
+    every warp is past the last wgmma (a barrier between the waits and the conversion)."""
+    from minitriton.passes.barriers import insert_barriers
+    from minitriton.passes.shared import assign_shared
+    fn = pipeline(matmul_ir(arch="sm_90a"), 3)
+    assign_shared(fn)
+    insert_barriers(fn)
+    names = [op.name for op in fn.body.ops]
+    at = names.index("wgmma_wait")
+    convert = next(op for op in fn.body.ops[at:] if op.name == "convert_layout" and "smem_offset" in op.attrs)
+    assert convert.attrs["smem_offset"] < max(fn.attrs["buffer_offsets"].values())  # inside the rings' bytes
+    assert "barrier" in names[at:fn.body.ops.index(convert)]
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path))
+    a, b, c = aligned((128, 256), np.float16), aligned((256, 128), np.float16), aligned((128, 128), np.float16)
+    ptx = matmul_kernel.warmup(a, b, c, 128, 128, 256, 256, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                               BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", grid=(4,), target="sm_90a").asm["ptx"]
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1 and ptx.count("wgmma.wait_group.sync.aligned 0;") == 1
