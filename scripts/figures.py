@@ -343,8 +343,8 @@ SCRATCH_COLOR, SHARED_OP_COLOR, BARRIER_COLOR = "#fbb4ae", "#fed9a6", "#fb8072"
 
 def shared_memory_graph(kernel: BackendIR, title: str) -> str:
     """Shared memory over a kernel: x is an op's position in program order, y a byte offset. The
-    pipeline's rings live through the whole kernel (one band per stage, with a tick where an
-    async_load writes it or a local_read reads it); each scratch buffer lives during its op."""
+    pipeline's rings live over their loop (one band per stage, with a tick where an async_load
+    writes it or a local_read reads it); each scratch buffer lives during its op."""
     fn, length = kernel.fn, kernel.length
     total = fn.attrs["shared_bytes"]
     width, height, left, bottom = 640.0, 300.0, 80.0, 60.0
@@ -365,13 +365,15 @@ def shared_memory_graph(kernel: BackendIR, title: str) -> str:
 
     offsets, sizes = fn.attrs["buffer_offsets"], fn.attrs["shared_buffers"]
     ring_ops = {op.attrs["buffer"]: op for _, op in kernel.ring_uses if op.name == "async_load"}
+    spans = {b.ring: b for b in kernel.buffers if b.ring}
     for r, name in enumerate(sorted(offsets, key=offsets.get)):
         stage_bytes = ring_ops[name].attrs["stage_bytes"]
         tile = ring_ops[name].operands[0].type
+        start, end = x(spans[name].start), x(spans[name].end + 1)
         for s in range(sizes[name] // stage_bytes):
             low = offsets[name] + s * stage_bytes
-            box(f"{name}_{s}", x(0), x(length), y(low), y(low + stage_bytes), "", RING_COLORS[r % len(RING_COLORS)])
-            text(f"{name}_{s}_label", x(length * 0.13), y(low + stage_bytes / 2),
+            box(f"{name}_{s}", start, end, y(low), y(low + stage_bytes), "", RING_COLORS[r % len(RING_COLORS)])
+            text(f"{name}_{s}_label", start + (end - start) * 0.25, y(low + stage_bytes / 2),
                  f"{name} stage {s}: {'x'.join(map(str, tile.shape))} {tile.dtype.pointee.short}", half_width=80)
     for i, (position, op) in enumerate(kernel.ring_uses):
         # A stage given by a constant (the prologue's copies) is one stage; a loop's may be any of them.
@@ -382,7 +384,7 @@ def shared_memory_graph(kernel: BackendIR, title: str) -> str:
             high = low + op.attrs["stage_bytes"]
         color = "#4d4d4d" if op.name == "async_load" else "#e41a1c"
         box(f"use{i}", x(position) - 1.2, x(position) + 1.2, y(low), y(high), "", color, penwidth=0)
-    for i, buffer in enumerate(kernel.buffers):
+    for i, buffer in enumerate(b for b in kernel.buffers if not b.ring):
         x0, x1 = x(buffer.start), max(x(buffer.end + 1), x(buffer.start) + 6)
         box(f"buffer{i}", x0, x1, y(buffer.offset), y(buffer.offset + buffer.size), "", SCRATCH_COLOR)
         text(f"buffer{i}_label", x0 - 62, y(buffer.offset + buffer.size / 2), f"{buffer.op.name}: {buffer.size} B")
@@ -483,9 +485,8 @@ def _layout_bases(layout, shape, index, warp, lane) -> str:
 
 def _buffers_text(kernel: BackendIR) -> str:
     fn = kernel.fn
-    rings = [f"{name}: [{offset}, {offset + fn.attrs['shared_buffers'][name]}) live through the whole kernel"
-             for name, offset in sorted(fn.attrs["buffer_offsets"].items(), key=lambda kv: kv[1])]
-    return "\n".join(rings + [str(b) for b in kernel.buffers] + [f"shared_bytes = {fn.attrs['shared_bytes']}"])
+    return "\n".join([str(b) for b in sorted(kernel.buffers, key=lambda b: (b.start, b.offset))] +
+                     [f"shared_bytes = {fn.attrs['shared_bytes']}"])
 
 
 def _matmul_args(stages: int, block: int):
@@ -533,7 +534,7 @@ def backend_listings() -> dict[str, str]:
     out["matmul.buffers"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
     args, kwargs = _matmul_args(1, 64)
     out["matmul.buffers.stages1"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
-    args, kwargs = _matmul_args(3, 128)
+    args, kwargs = _matmul_args(4, 128)
     out["matmul.out_of_resources"] = _out_of_resources(backend_ir(matmul_kernel, *args, **kwargs).fn, 48 * 1024)
     # 8. LLVM IR
     add = compiled(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)

@@ -14,7 +14,7 @@ each kernel for sm_80 (`warmup`, no GPU needed) and compare. The kernels are the
   tensor-core fragments through shared memory, and the fp16 result back to a blocked layout before
   it is stored.)
 - "matmul, 128x128x32, 3 stages": the same with 128 x 128 tiles and num_stages=3. (Each operand
-  gets a ring of 3 stages; rings start on 1 KB boundaries.)
+  gets a ring of 3 stages; rings start on 1 KB boundaries and live over their loop only.)
 """
 
 ANSWERS = {

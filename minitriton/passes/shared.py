@@ -29,7 +29,7 @@ class Buffer:
     ring: str = ""  # the name of a pipeline ring (live over its loop), else "" (live over `op`)
 
     def __str__(self) -> str:
-        return f"{self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
+        return f"{self.ring or self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
 # --8<-- [end:buffer]
 
 
@@ -53,8 +53,10 @@ def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
                 end = last_use.get(id(op.result), position)
             buffers.append(Buffer(op, (size + 15) // 16 * 16, position, end, align=align))
     return buffers + _rings(fn, ops)
+# --8<-- [end:liveness]
 
 
+# --8<-- [start:rings]
 def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
     """The pipeline's rings (`fn.attrs["shared_buffers"]`), each live from the first copy into it
     to the wait after its loop (the ops that name it in `buffer` or `buffers`); the loop's body
@@ -68,7 +70,7 @@ def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
     sizes = fn.attrs.get("shared_buffers", {})
     return [Buffer(first_op, (sizes[name] + 1023) // 1024 * 1024, first, last, align=1024, ring=name)
             for name, (first, last, first_op) in spans.items()]
-# --8<-- [end:liveness]
+# --8<-- [end:rings]
 
 
 # --8<-- [start:allocate]
