@@ -275,10 +275,7 @@ def pointer_of(arg, check_device: bool = False) -> int:
 def current_stream(args=()) -> int:
     """The stream to launch on: torch's current stream when an argument is a torch tensor (so the
     kernel is ordered with torch's own work), else the default stream 0."""
-    for arg in args:
-        if _torch_tensor(arg):
-            return sys.modules["torch"]._C._cuda_getCurrentRawStream(arg.get_device())
-    return 0
+    return stream_getter(args)()
 
 
 def stream_getter(args=()) -> Callable[[], int]:
@@ -461,7 +458,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
     """The source of `launch` for one signature, and its compiled code. Each argument becomes one
     expression in a single `pack_into` call; pointers that are already ints skip the conversion.
     `bound`: the block size and shared bytes are the namespace's, the stream comes from calling
-    `stream_of`, and an empty grid launches nothing (the JIT's fast path, `Prepared`)."""
+    `stream_of`, and an empty grid launches nothing (the JIT's fast path, one per launch key)."""
     names = [f"a{i}" for i in range(len(slots))]
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_bits({a})" if slot == "bf16" else a

@@ -64,28 +64,7 @@ def specialize(name: str, value) -> tuple:
 
 def launch_key(value):
     """What the fast path keys a launch on for one argument: at least as fine as `specialize`."""
-    cls = value.__class__
-    if cls is int:
-        return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63)
-    if cls is float or cls is bool or value is None:
-        return cls
-    if isinstance(value, np.generic):
-        return launch_key(value.item())
-    address = getattr(value, "data_ptr", None)
-    if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
-        device = getattr(value, "get_device", None)
-        return (value.dtype, address() & 15 == 0, device() if device is not None else None)
-    # numpy, CuPy: by dtype and alignment, never by contents
-    interface = getattr(value, "__array_interface__", None) or getattr(value, "__cuda_array_interface__", None)
-    if interface is not None:
-        return (interface["typestr"], interface["data"][0] & 15 == 0)
-    try:
-        hash(value)
-    except TypeError:
-        return repr(value)
-    if isinstance(value, (str, ir.DType)):
-        return value
-    return specialize("argument", value)
+    return launch_arg(value)[0]
 
 
 def _plain_key(value):
@@ -106,23 +85,36 @@ def arg_spec(key: tuple):
 
 
 def launch_arg(value) -> tuple:
-    """(key, value to launch with) of one argument, for the fast path: the key is `launch_key`'s,
-    and an array's device address is read once, for both the key and the launch."""
+    """(key, value to launch with) of one argument, for the fast path. The key is at least as fine
+    as `specialize`; an array's device address is read once, for both the key and the launch."""
     cls = value.__class__
-    if cls is int or cls is float or cls is bool or value is None:
-        return launch_key(value), value
+    if cls is int:
+        return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63), value
+    if cls is float or cls is bool or value is None:
+        return cls, value
+    if isinstance(value, np.generic):
+        return launch_key(value.item()), value
     address = getattr(value, "data_ptr", None)
     if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
         pointer = address()
         device = getattr(value, "get_device", None)
         return (value.dtype, pointer & 15 == 0, device() if device is not None else None), pointer
-    interface = getattr(value, "__cuda_array_interface__", None)
+    interface = getattr(value, "__cuda_array_interface__", None)  # CuPy: by dtype and alignment
     if interface is not None:
         pointer = interface["data"][0]
         return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
+    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
+    if interface is not None:
+        return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
     if value is _MISSING:
         return value, value  # a parameter not given: the slow path says which
-    return launch_key(value), value  # a host array is refused when its key is new
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value), value
+    if isinstance(value, (str, ir.DType)):
+        return value, value
+    return specialize("argument", value), value
 
 
 class _Missing:
@@ -232,7 +224,7 @@ class JITFunction:
         option_names = [o for o in LAUNCH_OPTIONS if o not in names]
         options = [f"{o}={LAUNCH_OPTIONS[o]}" for o in option_names]
         passed = ", ".join(f"{o}={o}" for o in option_names)
-        reads = "".join(  # a torch tensor and an int inline (as in launch_key); the rest by launch_arg
+        reads = "".join(  # a torch tensor and an int inline, read as launch_arg reads them; the rest by it
             f"    k{i} = _plain({n})\n" if n in self.do_not_specialize else
             f"    if {n}.__class__ is _Tensor:\n"
             f"        v{i} = {n}.data_ptr()\n"
