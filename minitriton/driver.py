@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
+import os
+import shutil
 import struct
+import subprocess
 import sys
+import sysconfig
+import tempfile
 import threading
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -544,5 +551,99 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     exec(code, namespace)
     launch = namespace["launch"]
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
+    launch.block_x, launch.shared_bytes = block_x, shared_bytes
+    launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
+    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else STRUCT_CODE[s]
+                           for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
     return launch
 # --8<-- [end:binder]
+
+
+# ----------------------------------------------------------------------------- the compiled fast path
+
+# --8<-- [start:prepared]
+@dataclass(frozen=True)
+class Prepared:
+    """One launch key's launch, in both forms the JIT's binder takes: `launch(grid, *values)` in
+    Python, and what the compiled fast path (launcher.c) needs to make the same call itself."""
+
+    launch: Callable  # (grid, *values): the runtime values, `positions` of which the kernel takes
+    function: int  # the CUfunction's address
+    block_x: int
+    shared_bytes: int
+    codes: str  # one struct code per kernel parameter: 'P' a pointer, '*' one only `launch` packs
+    positions: tuple[int, ...]
+    stream_of: Callable[[], int]
+    failure: Callable  # (driver error code, grid) -> the exception to raise
+
+
+def prepare(bound: Callable, positions: list[int], args: list) -> Prepared:
+    """The prepared launch of `bound` (a `make_launcher` with block and shared bytes bound) for the
+    launches whose first had `args`: the stream comes from those arguments' device."""
+    stream_of = stream_getter(args)
+    whole = go = functools.partial(bound, stream_of)
+    if positions != list(range(len(positions))):
+        go = lambda grid, *values: whole(grid, *[values[i] for i in positions])  # noqa: E731
+    return Prepared(go, int(bound.kernel.function), bound.block_x, bound.shared_bytes, bound.codes,
+                    tuple(positions), stream_of, bound.failure)
+# --8<-- [end:prepared]
+
+
+_C_LAUNCHER = Path(__file__).with_name("launcher.c")
+
+
+@functools.lru_cache(maxsize=None)
+def launch_kernel_address() -> int | None:
+    """The address of the driver's cuLaunchKernel, for the compiled fast path; None without a driver."""
+    try:
+        return ctypes.cast(ctypes.CDLL("libcuda.so.1").cuLaunchKernel, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+
+
+# --8<-- [start:compiled-launcher]
+@functools.lru_cache(maxsize=None)
+def compiled_launcher() -> tuple[Any, str]:
+    """(the `_launcher` module built from launcher.c, "") or (None, why not). Built once per source
+    and Python with the system C compiler and kept in the cache folder, as Triton builds its own
+    launcher; MINITRITON_C_LAUNCHER=0 leaves the fast path in Python."""
+    import importlib.machinery
+    import importlib.util
+    if os.environ.get("MINITRITON_C_LAUNCHER", "1") == "0":
+        return None, "MINITRITON_C_LAUNCHER=0"
+    compiler = shutil.which(os.environ.get("CC", "cc"))
+    include = sysconfig.get_paths()["include"]
+    if compiler is None or not os.path.exists(os.path.join(include, "Python.h")):
+        return None, f"no C compiler or no Python.h in {include}"
+    source = _C_LAUNCHER.read_bytes()
+    tag = hashlib.sha256(source + sys.version.encode()).hexdigest()[:16]
+    from .cache import cache_dir
+    folder = cache_dir() / "launcher"
+    path = folder / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    if not path.exists():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            folder = Path(tempfile.mkdtemp(prefix="minitriton-launcher-"))
+            path = folder / path.name
+        scratch = folder / f".{os.getpid()}-{path.name}"
+        built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER),
+                                "-o", str(scratch)], capture_output=True, text=True)
+        if built.returncode:
+            return None, f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
+        os.replace(scratch, path)  # whole, so another process never loads half a file
+    loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
+    loader.exec_module(module)
+    return module, ""
+# --8<-- [end:compiled-launcher]
+
+
+def fast_path(plain: list[bool], tensor_type: type, launch_arg: Callable, grid3: Callable):
+    """The compiled fast path of one @jit function with these runtime parameters (`plain`: not
+    specialized), or None where there is no driver or no compiled launcher."""
+    address = launch_kernel_address()
+    module = compiled_launcher()[0] if address else None
+    if module is None or len(plain) > 64:
+        return None
+    return module.FastPath(address, tensor_type, launch_arg, grid3, "".join("p" if p else "s" for p in plain))

@@ -183,12 +183,12 @@ class JITFunction:
                           "or call it from another @jit function")
 
     def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.__dict__.get("_binder") or self._make_binder(), grid=grid)
+        return functools.partial(self.__dict__.get("_binder") or self._make_binder(), grid)
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
         """Launch over `grid`: the generated fast path (one key, one dict lookup, one prepared call)."""
-        return (self.__dict__.get("_binder") or self._make_binder())(*args, grid=grid, **kwargs)
+        return (self.__dict__.get("_binder") or self._make_binder())(grid, *args, **kwargs)
 
     def run_slow(self, *args, grid, **kwargs):
         """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`:
@@ -207,14 +207,17 @@ class JITFunction:
 
     # --8<-- [start:binder]
     def _make_binder(self):
-        """Generate, once, `binder(<the kernel's parameters>, *, grid, <launch options>)`, named
+        """Generate, once, `binder(grid, <the kernel's parameters>, *, <launch options>)`, named
         after the kernel. On a GPU it reads each argument once (an array's dtype, address and
         device; an int's facts), makes the key a tuple of those, looks up the prepared launch for
         the key and calls it. The first launch of a key, the interpreter, and a call that does not
-        fit the parameters go the slow way (`run_slow`), which also raises the clear errors."""
+        fit the parameters go the slow way (`run_slow`), which also raises the clear errors.
+        Where the driver is here and a C compiler too, the compiled fast path (launcher.c) reads,
+        looks up and launches instead: the Python lines are its readable twin, and the way
+        everywhere else."""
         params = list(self.signature.parameters.values())
         if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
-            self._binder = self.run_slow
+            self._binder = lambda grid, *args, **kwargs: self.run_slow(*args, grid=grid, **kwargs)
             return self._binder
         names = [p.name for p in params]
         runtime = [n for n in names if n not in self.constexpr_names]
@@ -237,23 +240,34 @@ class JITFunction:
             for i, n in enumerate(runtime))
         values = [n if n in self.do_not_specialize else f"v{i}" for i, n in enumerate(runtime)]
         keys = [n if n in self.constexpr_names else f"k{runtime.index(n)}" for n in names]
-        head = (f"def binder({''.join(p + ', ' for p in signature)}*_more, grid, "
+        head = (f"def binder(grid, {''.join(p + ', ' for p in signature)}*_more, "
                 f"{''.join(o + ', ' for o in options)}**_unknown):\n")
         everything = f"({''.join(n + ', ' for n in names)}), grid, dict({passed})"
+        new_grid = ("    grid = _grid3(grid({" + ", ".join(f"{n!r}: {n}" for n in names) + "}) "
+                    "if callable(grid) else grid)\n")
+        fast = _fast_path(runtime, self.do_not_specialize)
+        if fast is not None:  # the compiled fast path reads, looks up and launches (launcher.c)
+            constants = [n for n in names if n in self.constexpr_names] + option_names
+            body = ("    if grid.__class__ is not tuple:\n    " + new_grid +
+                    f"    kernel = _fast(grid, ({''.join(c + ', ' for c in constants)}), {', '.join(runtime)})\n"
+                    "    if kernel.__class__ is tuple:\n"
+                    f"        return _miss(kernel, {everything})\n"
+                    "    return kernel\n")
+        else:
+            key = f"({''.join(k + ', ' for k in keys + option_names)})"
+            body = (reads +
+                    f"    entry = _table.get({key})\n"
+                    "    if entry is None:\n"
+                    f"        return _miss({key}, {everything})\n"
+                    "    if grid.__class__ is not tuple or len(grid) != 3:\n    " + new_grid +
+                    f"    entry[1](grid, {''.join(v + ', ' for v in values)})\n"
+                    "    return entry[0]\n")
         source = (
             head +
             "    if _more or _unknown or _environ.get(_INTERPRET_KEY) not in _OFF:\n"
-            f"        return _slow({everything}, _more, _unknown)\n"
-            f"{reads}"
-            f"    entry = _table.get(({''.join(k + ', ' for k in keys + option_names)}))\n"
-            "    if entry is None:\n"
-            f"        return _miss(({''.join(k + ', ' for k in keys + option_names)}), {everything})\n"
-            "    if grid.__class__ is not tuple or len(grid) != 3:\n"
-            f"        grid = _grid3(grid({{{', '.join(f'{n!r}: {n}' for n in names)}}}) if callable(grid) else grid)\n"
-            f"    entry[1](grid, {''.join(v + ', ' for v in values)})\n"
-            "    return entry[0]\n")
+            f"        return _slow({everything}, _more, _unknown)\n" + body)
         table: dict = {}
-        namespace = {"_table": table, "_environ": _ENVIRON if _ENVIRON is not None else os.environ,
+        namespace = {"_table": table, "_fast": fast, "_environ": _ENVIRON if _ENVIRON is not None else os.environ,
                      "_INTERPRET_KEY": _INTERPRET_KEY, "_OFF": _OFF, "_arg": launch_arg,
                      "_plain": _plain_key, "_grid3": _grid3, "_MISSING": _MISSING,
                      "_Tensor": _torch_tensor_class(), **defaults}
@@ -271,10 +285,16 @@ class JITFunction:
             its entry: the kernel and its prepared launch, which takes the runtime values."""
             kernel = slow(values, grid, options)
             bound = dict(zip(names, values))
-            launch = kernel.prepared([runtime.index(n) for n in kernel.runtime_args],
-                                     [bound[n] for n in kernel.runtime_args])
-            if launch is not None:  # the interpreter has none
-                table[key] = (kernel, launch)
+            prepared = kernel.prepared([runtime.index(n) for n in kernel.runtime_args],
+                                       [bound[n] for n in kernel.runtime_args])
+            if prepared is None:  # the interpreter has none
+                pass
+            elif fast is not None:
+                fast.add(key, kernel, prepared.function, prepared.block_x, prepared.shared_bytes,
+                         prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
+                         prepared.failure)
+            else:
+                table[key] = (kernel, prepared.launch)
             return kernel
 
         namespace["_slow"], namespace["_miss"] = slow, miss
@@ -359,6 +379,13 @@ def _is_constexpr(annotation) -> bool:
     if isinstance(annotation, str):
         return annotation.endswith("constexpr")
     return getattr(annotation, "__name__", "") == "constexpr"
+
+
+def _fast_path(runtime: list[str], do_not_specialize):
+    """The compiled fast path for a kernel with these runtime parameters, or None (no driver here,
+    or no C compiler): then the binder reads, looks up and launches in Python."""
+    from . import driver
+    return driver.fast_path([n in do_not_specialize for n in runtime], _torch_tensor_class(), launch_arg, _grid3)
 
 
 def _grid3(grid) -> tuple[int, int, int]:

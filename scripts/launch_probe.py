@@ -36,14 +36,24 @@ def clock(name, fn, batch=100, rounds=200):
 clock("add_kernel[grid](x, x, x, n, BLOCK_SIZE=1024)", lambda: add_kernel[grid](x, x, x, 1024, BLOCK_SIZE=1024))
 clock("add_kernel.run(..., grid=grid)", lambda: add_kernel.run(x, x, x, 1024, grid=grid, BLOCK_SIZE=1024))
 binder = add_kernel._binder
-clock("binder(..., grid=grid)", lambda: binder(x, x, x, 1024, 1024, grid=grid))
-prepared = k.prepared([0, 1, 2, 3], [x, x, x, 1024])
+print("compiled fast path:", "_fast(grid" in binder.source, driver.compiled_launcher()[1])
+clock("binder(grid, ...)", lambda: binder(grid, x, x, x, 1024, 1024))
+fast = binder.__globals__["_fast"]
+if fast is not None:
+    clock("the compiled fast path alone", lambda: fast(grid, (1024, 4, 3, 1), x, x, x, 1024))
+prepared = k.prepared([0, 1, 2, 3], [x, x, x, 1024]).launch
 p = x.data_ptr()
-clock("the key's prepared launch", lambda: prepared((1, 1, 1), p, p, p, 1024))
+clock("the key's prepared launch (Python)", lambda: prepared((1, 1, 1), p, p, p, 1024))
+address = driver.launch_kernel_address
+driver.launch_kernel_address = lambda: None  # the binder in Python, for comparison
+del add_kernel._binder
+clock("add_kernel[grid](...), binder in Python", lambda: add_kernel[grid](x, x, x, 1024, BLOCK_SIZE=1024))
+driver.launch_kernel_address = address
+del add_kernel._binder
 clock("launch_key(tensor)", lambda: launch_key(x))
 clock("launch_key(int)", lambda: launch_key(1024))
 clock("os.environ.get", lambda: os.environ.get("MINITRITON_INTERPRET"))
-clock("functools.partial", lambda: functools.partial(add_kernel.run, grid=grid))
+clock("functools.partial", lambda: functools.partial(binder, grid))
 clock("current_stream((x,))", lambda: driver.current_stream((x,)))
 clock("stream_getter((x,))()", driver.stream_getter((x,)))
 clock("pointer_of(x)", lambda: driver.pointer_of(x))

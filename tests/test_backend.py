@@ -234,3 +234,45 @@ def test_wgmma_operands_stay_live_until_the_dot_reads_them(fresh_cache):
                                                        kernel.asm["layout"])[0]]
     (a0, a1, b0, b1) = ranges
     assert a1 <= b0 or b1 <= a0, "A and B share bytes while the dot reads both"
+
+
+# ------------------------------------------------------------------------- dot on CUDA cores (fp32)
+
+@pytest.mark.parametrize("num_warps, worst", [(4, 2), (8, 1)])
+def test_transposed_a_is_written_across_the_banks(num_warps, worst):
+    """The FMA dot writes A (128 x 32, loaded 4 k to a lane) transposed; with its swizzle, a warp's
+    32 stores of one register land in distinct banks, or at most 2 per bank where only two bits
+    qualify. Unswizzled, 8 lanes share each bank."""
+    from types import SimpleNamespace
+
+    from minitriton.codegen.tiles import _transposed_swizzle
+    from minitriton.layouts import BlockedLayout
+    from minitriton.passes.layout import fma_layout
+    a = SimpleNamespace(shape=(128, 32), layout=BlockedLayout((1, 4), (4, 8), (num_warps, 1), (1, 0)))
+    acc = SimpleNamespace(shape=(128, 128), layout=fma_layout((128, 128), num_warps))
+    width = _transposed_swizzle(a, acc)
+
+    def most_per_bank(width):
+        mask = ((1 << width) - 1) << 2
+        per_register = [[] for _ in a.layout.elements(0, 0, a.shape)]
+        for lane in range(32):
+            for r, (row, k) in enumerate(a.layout.elements(0, lane, a.shape)):
+                per_register[r].append((k * 128 + (row ^ (k & mask))) % 32)
+        return max(max(banks.count(b) for b in banks) for banks in per_register)
+    assert most_per_bank(0) == 8
+    assert most_per_bank(width) == worst
+
+
+@needs_ptxas
+def test_fp32_dot_on_cuda_cores_assembles_without_spills(fresh_cache):
+    """The ieee fp32 matmul of the benchmark's configs: FMAs from shared memory, B staged with
+    16-byte stores, and no register spilled."""
+    a = aligned(128 * 128).reshape(128, 128)
+    for bm, bn, bk, warps in ((128, 128, 32, 4), (128, 64, 32, 4), (64, 64, 32, 4), (128, 128, 64, 8)):
+        kernel = triton.jit(matmul_kernel.fn).warmup(
+            a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+            GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps, num_stages=3, grid=(1,), target="sm_90a")
+        ptx_text = kernel.asm["ptx"]
+        assert ptx_text.count("fma.rn.f32") >= bm * bn // (32 * warps)
+        assert "st.shared.v4.b32" in ptx_text and "ld.shared.v4.b32" in ptx_text
+        assert kernel.metadata["spill_stores"] == 0, (bm, bn, bk, warps)

@@ -1,4 +1,5 @@
 """The JIT front: specialization and the in-memory cache, grids, warmup, launch options, cache keys."""
+import ctypes
 import importlib
 import linecache
 import sys
@@ -8,6 +9,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.compiler
+from minitriton import driver
 import minitriton.language as tl
 from minitriton.compiler import CompiledKernel
 from minitriton.errors import LaunchError
@@ -422,31 +424,69 @@ class CudaArray:
 
 
 class RecordingLauncher:
-    def __init__(self, record):
-        self.record = record
+    def __init__(self, record, codes):
+        self.record, self.codes = record, codes
 
     def __call__(self, grid, args):  # the slow way: CompiledKernel.launch
         self.record.append(("slow", grid, list(args)))
 
     def prepared(self, positions, args):
-        return lambda grid, *values: self.record.append(("fast", grid, [values[i] for i in positions]))
+        def launch(grid, *values):
+            self.record.append(("fast", grid, [values[i] for i in positions]))
+        return driver.Prepared(launch, FUNCTION, 128, 0, self.codes(len(positions)), tuple(positions),
+                               lambda: 0, lambda code, grid: LaunchError(f"driver error {code}"))
 
 
-@pytest.fixture
-def gpu_path(monkeypatch):
-    """Launches as on a GPU: [(way, grid, values)], and the specializations compiled."""
+FUNCTION = 0xF00D
+C_TYPES = {"P": ctypes.c_uint64, "i": ctypes.c_int32, "q": ctypes.c_int64, "f": ctypes.c_float}
+LAUNCH_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
+                                 ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p)
+
+
+def compiled_launcher():
+    module, why = driver.compiled_launcher()
+    if module is None:
+        pytest.skip(f"the compiled fast path cannot be built here: {why}")
+    return module
+
+
+@pytest.fixture(params=["python", "c"])
+def gpu_path(monkeypatch, request):
+    """Launches as on a GPU: [(way, grid, values)], and the specializations compiled; with the
+    binder in Python, and with the compiled one calling a recording cuLaunchKernel."""
     monkeypatch.setenv("MINITRITON_INTERPRET", "0")
-    record, compiled = [], []
+    record, compiled, codes = [], [], {}
+    if request.param == "c":
+        compiled_launcher()
+
+        def launch_kernel(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            assert (function, bx, by, bz, shared, stream, extra) == (FUNCTION, 128, 1, 1, 0, None, None)
+            kinds = codes["last"]
+            record.append(("fast", (gx, gy, gz), [C_TYPES[k].from_address(params[i]).value
+                                                  for i, k in enumerate(kinds)]))
+            return 0
+
+        callback = LAUNCH_KERNEL(launch_kernel)
+        monkeypatch.setattr(driver, "launch_kernel_address",
+                            lambda: ctypes.cast(callback, ctypes.c_void_p).value)
+    else:
+        monkeypatch.setattr(driver, "launch_kernel_address", lambda: None)
+    for kernel in (scale_kernel, grid_kernel, optional_kernel):
+        monkeypatch.delattr(kernel, "_binder", raising=False)  # made again, with this fast path
 
     def kernel_for(self, bound, num_warps, num_stages, target):
         compiled.append(dict(bound))
         runtime = [n for n, v in bound.items() if n not in self.constexpr_names and v is not None]
         kernel = CompiledKernel(self.__name__, {}, runtime)
-        kernel.launcher = RecordingLauncher(record)
+        kinds = "".join("f" if isinstance(bound[n], float) else "i" if isinstance(bound[n], int) and
+                        -2**31 <= bound[n] < 2**31 else "q" if isinstance(bound[n], int) else "P"
+                        for n in runtime)
+        codes["last"] = kinds
+        kernel.launcher = RecordingLauncher(record, lambda count: kinds)
         return kernel
 
     monkeypatch.setattr(triton.JITFunction, "kernel_for", kernel_for)
-    return record, compiled
+    yield record, compiled
 
 
 def test_a_seen_key_goes_to_the_prepared_launch_with_addresses(gpu_path):
@@ -524,3 +564,9 @@ def optional_kernel(x_ptr, y_ptr, n):
     if y_ptr is not None:
         tl.store(y_ptr, n)
     tl.store(x_ptr, n)
+
+
+def test_the_binder_takes_the_fast_path_asked_for(gpu_path, request):
+    scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), 64, 1.0, BLOCK=32)
+    compiled_path = "_fast(grid" in scale_kernel._binder.source
+    assert compiled_path == (request.node.callspec.params["gpu_path"] == "c")

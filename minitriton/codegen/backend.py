@@ -7,8 +7,6 @@ GPU would run. The on-disk cache keeps the PTX and cubin of every specialization
 """
 from __future__ import annotations
 
-import functools
-
 from .. import cache, ir
 from ..errors import LaunchError
 
@@ -98,10 +96,7 @@ class CUDABackend:
         def prepared(positions, args):
             """One launch key's fast path: `bound` with the stream `args` call for (checked by
             `run` on the key's first launch), taking the values at `positions`."""
-            go = functools.partial(bound, driver.stream_getter(args))
-            if positions == list(range(len(positions))):
-                return go
-            return lambda grid, *values: go(grid, *[values[i] for i in positions])
+            return driver.prepare(bound, positions, args)
 
         run.prepared = prepared
         run.module = module

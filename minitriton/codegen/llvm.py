@@ -81,11 +81,15 @@ class Lowering:
 
     def in_prologue(self, make):
         """Emit `make()` in the entry block, so that its values dominate every later block."""
+        if getattr(self, "_in_prologue", False):  # already there (a nested call)
+            return make()
         here = self.b.block
         self.b.position_before(self.prologue_end)
+        self._in_prologue = True
         try:
             return make()
         finally:
+            self._in_prologue = False
             self.b.position_at_end(here)
 
     # -- small helpers ----------------------------------------------------------------------------

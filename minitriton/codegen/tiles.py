@@ -738,18 +738,87 @@ def _runs_of_four(offsets: list[int], layout, shape, dim: int) -> list[list[int]
     return runs
 
 
+def _bits(values) -> int:
+    out = 0
+    for v in values:
+        out |= v
+    return out
+
+
+def _transposed_swizzle(av: ir.Value, cv: ir.Value) -> int:
+    """How many bits of a^T's row index, from bit 2 up, are xor-ed with bits 2.. of k: row chunk
+    r//4 of row k is stored at chunk (r//4) ^ ((k//4) & mask). A warp loading A (4 rows, 8 runs of
+    4 k) then spreads its writes over the banks, where unswizzled it wrote 4 banks, each eight
+    times; runs of 4 rows stay aligned, so reads stay 16-byte vectors. Only bits that are thread
+    bits of A's rows, thread bits of its k and not register bits of the accumulator's rows
+    qualify: then every address is still one per-thread term plus a constant per register."""
+    m = av.shape[0]
+    a_threads = av.layout.lane_bases(av.shape) + av.layout.warp_bases(av.shape)
+    row_threads, k_threads = _bits(b[0] for b in a_threads), _bits(b[1] for b in a_threads)
+    k_registers = _bits(o[1] for o in av.layout.register_offsets(av.shape))
+    acc_registers = _bits(o[0] for o in cv.layout.register_offsets(cv.shape))
+    width = 0
+    while width < 3 and 4 << width < m:
+        bit = 1 << (2 + width)
+        if not (row_threads & bit and not acc_registers & bit and not k_registers & bit
+                and (k_threads & bit or bit >= av.shape[1])):
+            break
+        width += 1
+    return width
+
+
+def _chunk(lw: Lowering, k, width: int):
+    """The swizzle of a^T's row k: bits 2.. of k, `width` of them, in place."""
+    return lw.b.and_(k, ll.Constant(i32, ((1 << width) - 1) << 2))
+
+
+def _fma_stage(lw: Lowering, op, a, b, elem, width: int) -> None:
+    """Write a^T (swizzled) and b (runs of 4 as one vector) to the op's shared memory."""
+    B = lw.b
+    av, bv = op.operands[:2]
+    (m, k_size), (_, n) = av.shape, bv.shape
+    size = max(elem.bits // 8, 1)
+
+    def thread_term():
+        row, k = lw.thread_part(av.layout, av.shape)
+        return B.add(B.mul(k, ll.Constant(i32, m)), B.xor(row, _chunk(lw, k, width)))
+    term = lw.in_prologue(thread_term)
+    start = B.add(ll.Constant(i32, op.attrs.get("smem_offset", 0)), B.mul(term, ll.Constant(i32, size)))
+    for r, (row, k) in enumerate(av.layout.register_offsets(av.shape)):
+        if r in lw.unique_registers(av.layout, av.shape):
+            _write(lw, lw.shared_ptr(B.add(start, ll.Constant(i32, (k * m + row) * size))), a[r], elem)
+    ptrs = _element_ptrs(lw, op, bv.layout, bv.shape, (n, 1), elem, m * k_size * size)
+    offsets = bv.layout.register_offsets(bv.shape)
+    bases = [basis[1] for basis in bv.layout.lane_bases(bv.shape) + bv.layout.warp_bases(bv.shape)]
+    vectors = elem.bits == 32 and n % 4 == 0 and all(x % 4 == 0 for x in bases)
+    unique = set(lw.unique_registers(bv.layout, bv.shape))
+    r = 0
+    while r < len(offsets):
+        run = offsets[r:r + 4]
+        if vectors and len(run) == 4 and run[0][1] % 4 == 0 and set(range(r, r + 4)) <= unique \
+                and run == [(run[0][0], run[0][1] + t) for t in range(4)]:
+            vector = ll.Constant(ll.VectorType(_storage_type(elem), 4), None)
+            for t in range(4):
+                vector = B.insert_element(vector, b[r + t], ll.Constant(i32, t))
+            B.store(vector, B.bitcast(ptrs[r], vector.type.as_pointer(3)), align=16)
+            r += 4
+            continue
+        if r in unique:
+            _write(lw, ptrs[r], b[r], elem)
+        r += 1
+
+
 def _fma_dot(lw: Lowering, op, a, b, acc):
     """acc[i, j] += sum_k a[i, k] * b[k, j] on CUDA cores. The operands are staged in shared memory
-    as a^T (k-major) and b, so that at each k a thread reads its runs of rows and of columns as
-    vectors, then does one FMA per accumulator register."""
+    as a^T (k-major, swizzled) and b, so that at each k a thread reads its runs of rows and of
+    columns as vectors, then does one FMA per accumulator register; k goes 4 at a time, the
+    swizzle being the same for the 4."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k_size), (_, n) = av.shape, bv.shape
     elem, compute = av.dtype, cv.dtype
-    for value, regs, base, strides in ((av, a, 0, (1, m)), (bv, b, m * k_size, (n, 1))):
-        ptrs = _element_ptrs(lw, op, value.layout, value.shape, strides, elem, base * max(elem.bits // 8, 1))
-        for r in lw.unique_registers(value.layout, value.shape):
-            _write(lw, ptrs[r], regs[r], elem)
+    width = _transposed_swizzle(av, cv)
+    _fma_stage(lw, op, a, b, elem, width)
     lw.barrier()
     offsets = cv.layout.register_offsets(cv.shape)
     parts = lw.thread_part(cv.layout, cv.shape)
@@ -774,7 +843,7 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
         return values
 
     def step(k, accumulators):
-        a_at = read(k, row_runs, parts[0], 0, m)
+        a_at = read(k, row_runs, B.xor(parts[0], _chunk(lw, k, width)), 0, m)
         b_at = read(k, col_runs, parts[1], m * k_size, n)
         updated = []
         for acc_value, (row, col) in zip(accumulators, offsets):
@@ -786,7 +855,16 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
                 updated.append(B.add(acc_value, B.mul(x, y)))
         return updated
 
-    return lw.counted_loop(ll.Constant(i32, 0), k_size, 1, list(acc), step)
+    # k goes `unroll` steps at a time where registers allow, so the next step's loads are issued
+    # while this step's FMAs run (the a^T swizzle is the same for the 4 steps of a chunk)
+    unroll = 4 if len(offsets) <= 64 and k_size % 4 == 0 else 1
+
+    def steps(k, accumulators):
+        for t in range(unroll):
+            accumulators = step(B.add(k, ll.Constant(i32, t)) if t else k, accumulators)
+        return accumulators
+
+    return lw.counted_loop(ll.Constant(i32, 0), k_size, unroll, list(acc), steps)
 # --8<-- [end:fma_dot]
 
 

@@ -46,11 +46,22 @@ def blocked_for(shape: tuple[int, ...], num_warps: int, vector: int = 1,
 
 def fma_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout:
     """The accumulator of a dot on CUDA cores: 4x4 blocks per thread, so that each step of k reads
-    4 + 4 operand values (two 16-byte loads) for 16 FMAs, where one element each would read 2 per FMA."""
+    4 + 4 operand values (two 16-byte loads) for 16 FMAs, where one element each would read 2 per
+    FMA. Lanes form a 4 x 8 grid and warps split the tile so each warp's share stays square: a
+    warp then reads 4 runs of rows and 8 of columns per k, where a row of 32 lanes would read 1
+    and 32, and the shared-memory reads of a step fall from 12 transactions to 6."""
     m, n = shape
-    if m * n >= 16 * 32 * num_warps and m >= 4 and n >= 4:
+    if m * n < 16 * 32 * num_warps or m < 4 or n < 4:
+        return default_blocked(shape, num_warps)
+    lanes_n = min(8, n // 4)
+    lanes = (32 // lanes_n, lanes_n)
+    if m < 4 * lanes[0]:
         return default_blocked(shape, num_warps, size_per_thread=(4, 4))
-    return default_blocked(shape, num_warps)
+    warps = [1, 1]
+    while warps[0] * warps[1] < num_warps:  # double along the longer side of each warp's share
+        rows, cols = m // (4 * lanes[0] * warps[0]), n // (4 * lanes[1] * warps[1])
+        warps[0 if rows >= cols and rows > 1 or cols <= 1 else 1] *= 2
+    return BlockedLayout((4, 4), lanes, tuple(warps), (1, 0))
 
 
 def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:

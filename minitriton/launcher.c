@@ -1,0 +1,511 @@
+/* The launch fast path, compiled: what the JIT's generated binder does for a key it has seen
+ * (minitriton/jit.py, `_make_binder`), without the Python interpreter in between.
+ *
+ *   fast(grid, constants, *values)
+ *
+ * reads each runtime argument as `launch_arg` would (a torch tensor and an int inline, anything else
+ * through `launch_arg` itself), makes the key a tuple of those keys and `constants`, looks it up, packs
+ * the values for the entry's signature and calls cuLaunchKernel. It returns the entry's kernel, or, on
+ * a miss, the key, for the binder's slow path to compile and `add`. A value that cannot be packed goes
+ * through the entry's Python launch, which raises the clear error. The driver's entry point comes in as
+ * an address, so a test can hand in a recording one. Built by driver.py with the system C compiler.
+ * Chapter: 09-ptx-driver-cache. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_ARGS 64
+
+typedef int (*cu_launch_kernel)(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                unsigned by, unsigned bz, unsigned shared_bytes, void *stream,
+                                void **params, void **extra);
+
+/* One launch key's prepared launch. kinds: one struct code per kernel parameter ('P' a pointer,
+ * '*' a value only the Python launch packs); positions: which runtime value each parameter takes. */
+typedef struct {
+    PyObject *kernel, *stream_of, *python_launch, *failure;
+    void *function;
+    unsigned block_x, shared_bytes;
+    Py_ssize_t count;
+    Py_ssize_t positions[MAX_ARGS];
+    char kinds[MAX_ARGS];
+    int python_only;
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    cu_launch_kernel launch;
+    PyObject *table, *tensor_type, *launch_arg, *grid3;
+    Py_ssize_t nargs;
+    char plain[MAX_ARGS]; /* 1 for a do_not_specialize argument */
+} FastPath;
+
+static PyObject *s_data_ptr, *s_dtype, *s_get_device;
+
+/* -------------------------------------------------------------------------- reading one argument */
+
+/* The key of an int, as launch_arg makes it; -1 (no error set) when it does not fit in 64 bits. */
+static PyObject *int_key(PyObject *v, long long *out) {
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return NULL;
+    }
+    *out = x;
+    return PyTuple_Pack(4, x == 1 ? Py_True : Py_False, (x & 15) == 0 ? Py_True : Py_False,
+                        (x >= -2147483648LL && x < 2147483648LL) ? Py_True : Py_False, Py_True);
+}
+
+/* Read argument i: its key and the value to launch with (new references); a tensor's address also
+ * lands in *address. Returns -1 with an exception set on failure. */
+static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, PyObject **value,
+                    uint64_t *address, int *has_address) {
+    *has_address = 0;
+    if (self->plain[i]) { /* do_not_specialize: the class, or for an int whether it fits in 32 bits */
+        if (PyLong_CheckExact(v)) {
+            int overflow;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (x == -1 && PyErr_Occurred())
+                return -1;
+            *key = (!overflow && x >= -2147483648LL && x < 2147483648LL) ? Py_True : Py_False;
+        } else {
+            *key = (PyObject *)Py_TYPE(v);
+        }
+        Py_INCREF(*key);
+        Py_INCREF(v);
+        *value = v;
+        return 0;
+    }
+    if ((PyObject *)Py_TYPE(v) == self->tensor_type) {
+        PyObject *pointer = PyObject_CallMethodNoArgs(v, s_data_ptr);
+        if (pointer == NULL)
+            return -1;
+        uint64_t p = PyLong_AsUnsignedLongLong(pointer);
+        PyObject *dtype = p == (uint64_t)-1 && PyErr_Occurred() ? NULL : PyObject_GetAttr(v, s_dtype);
+        PyObject *device = dtype == NULL ? NULL : PyObject_CallMethodNoArgs(v, s_get_device);
+        if (device == NULL) {
+            Py_DECREF(pointer);
+            Py_XDECREF(dtype);
+            return -1;
+        }
+        *key = PyTuple_Pack(3, dtype, (p & 15) == 0 ? Py_True : Py_False, device);
+        Py_DECREF(dtype);
+        Py_DECREF(device);
+        if (*key == NULL) {
+            Py_DECREF(pointer);
+            return -1;
+        }
+        *value = pointer;
+        *address = p;
+        *has_address = 1;
+        return 0;
+    }
+    if (PyLong_CheckExact(v)) {
+        long long x;
+        *key = int_key(v, &x);
+        if (*key != NULL) {
+            Py_INCREF(v);
+            *value = v;
+            return 0;
+        }
+        if (PyErr_Occurred())
+            return -1;
+    }
+    PyObject *pair = PyObject_CallOneArg(self->launch_arg, v);
+    if (pair == NULL)
+        return -1;
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        Py_DECREF(pair);
+        PyErr_SetString(PyExc_TypeError, "launch_arg must return (key, value)");
+        return -1;
+    }
+    *key = PyTuple_GET_ITEM(pair, 0);
+    *value = PyTuple_GET_ITEM(pair, 1);
+    Py_INCREF(*key);
+    Py_INCREF(*value);
+    Py_DECREF(pair);
+    return 0;
+}
+
+/* The key of a call (a new tuple), with the values and addresses read on the way. */
+static PyObject *read_key(FastPath *self, PyObject *constants, PyObject *const *args, Py_ssize_t n,
+                          PyObject **values, uint64_t *addresses, int *has_address) {
+    if (n != self->nargs) {
+        PyErr_Format(PyExc_TypeError, "expected %zd runtime arguments, got %zd", self->nargs, n);
+        return NULL;
+    }
+    PyObject *key = PyTuple_New(n + 1);
+    if (key == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k;
+        if (read_arg(self, i, args[i], &k, &values[i], &addresses[i], &has_address[i]) < 0) {
+            for (Py_ssize_t j = 0; j < i; j++)
+                Py_DECREF(values[j]);
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, i, k);
+    }
+    Py_INCREF(constants);
+    PyTuple_SET_ITEM(key, n, constants);
+    return key;
+}
+
+/* -------------------------------------------------------------------------- packing and launching */
+
+typedef union {
+    uint64_t u64;
+    int64_t i64;
+    uint32_t u32;
+    int32_t i32;
+    uint16_t u16;
+    int16_t i16;
+    uint8_t u8;
+    int8_t i8;
+    float f32;
+    double f64;
+} Slot;
+
+/* Pack one value as `kind`; 0 when it cannot be (range, type), with no exception left set. */
+static int pack(char kind, PyObject *v, uint64_t address, int has_address, Slot *slot) {
+    if (kind == 'P' && has_address) {
+        slot->u64 = address;
+        return 1;
+    }
+    if (kind == '?') {
+        int truth = PyObject_IsTrue(v);
+        slot->u8 = (uint8_t)truth;
+        goto done;
+    }
+    if (kind == 'f' || kind == 'd') {
+        double d = PyFloat_AsDouble(v);
+        if (kind == 'f') {
+            slot->f32 = (float)d;
+            if (isinf(slot->f32) && !isinf(d))
+                return 0; /* struct refuses a float too large for fp32 */
+        } else {
+            slot->f64 = d;
+        }
+        goto done;
+    }
+    if (kind == 'P' || kind == 'Q' || kind == 'B' || kind == 'H' || kind == 'I') {
+        unsigned long long x = PyLong_AsUnsignedLongLong(v);
+        if (x == (unsigned long long)-1 && PyErr_Occurred())
+            goto done;
+        if ((kind == 'B' && x > 0xFF) || (kind == 'H' && x > 0xFFFF) || (kind == 'I' && x > 0xFFFFFFFFULL))
+            return 0;
+        slot->u64 = 0;
+        if (kind == 'B') slot->u8 = (uint8_t)x;
+        else if (kind == 'H') slot->u16 = (uint16_t)x;
+        else if (kind == 'I') slot->u32 = (uint32_t)x;
+        else slot->u64 = x;
+        return 1;
+    }
+    if (kind == 'b' || kind == 'h' || kind == 'i' || kind == 'q') {
+        long long x = PyLong_AsLongLong(v);
+        if (x == -1 && PyErr_Occurred())
+            goto done;
+        long long bound = kind == 'b' ? 0x80LL : kind == 'h' ? 0x8000LL : kind == 'i' ? 0x80000000LL : 0;
+        if (bound && (x < -bound || x >= bound))
+            return 0;
+        slot->u64 = 0;
+        if (kind == 'b') slot->i8 = (int8_t)x;
+        else if (kind == 'h') slot->i16 = (int16_t)x;
+        else if (kind == 'i') slot->i32 = (int32_t)x;
+        else slot->i64 = x;
+        return 1;
+    }
+    return 0;
+done:
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* The grid as three unsigned ints: a tuple of 1 to 3 ints read directly, anything else through
+ * `grid3` (which raises the clear error). */
+static int read_grid(FastPath *self, PyObject *grid, unsigned dims[3]) {
+    if (PyTuple_CheckExact(grid) && PyTuple_GET_SIZE(grid) >= 1 && PyTuple_GET_SIZE(grid) <= 3) {
+        Py_ssize_t n = PyTuple_GET_SIZE(grid), i;
+        for (i = 0; i < 3; i++) {
+            dims[i] = 1;
+            if (i >= n)
+                continue;
+            PyObject *g = PyTuple_GET_ITEM(grid, i);
+            if (!PyLong_CheckExact(g))
+                break;
+            long long x = PyLong_AsLongLong(g);
+            if (x < 0 || x > 0xFFFFFFFFLL) {
+                PyErr_Clear();
+                break;
+            }
+            dims[i] = (unsigned)x;
+        }
+        if (i == 3)
+            return 0;
+    }
+    PyObject *three = PyObject_CallOneArg(self->grid3, grid);
+    if (three == NULL)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        dims[i] = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(three, i));
+    Py_DECREF(three);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The entry's Python launch, called as launch((x, y, z), *values): the way for what C does not pack. */
+static PyObject *python_launch(Entry *e, unsigned dims[3], PyObject **values, Py_ssize_t n) {
+    PyObject *stack[MAX_ARGS + 1];
+    PyObject *grid = Py_BuildValue("(III)", dims[0], dims[1], dims[2]);
+    if (grid == NULL)
+        return NULL;
+    stack[0] = grid;
+    for (Py_ssize_t i = 0; i < n; i++)
+        stack[i + 1] = values[i];
+    PyObject *r = PyObject_Vectorcall(e->python_launch, stack, n + 1, NULL);
+    Py_DECREF(grid);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    Py_INCREF(e->kernel);
+    return e->kernel;
+}
+
+static PyObject *launch(FastPath *self, Entry *e, PyObject *grid, PyObject **values, uint64_t *addresses,
+                        int *has_address) {
+    unsigned dims[3];
+    if (read_grid(self, grid, dims) < 0)
+        return NULL;
+    if (e->python_only)
+        return python_launch(e, dims, values, self->nargs);
+    Slot slots[MAX_ARGS];
+    void *params[MAX_ARGS];
+    for (Py_ssize_t j = 0; j < e->count; j++) {
+        Py_ssize_t i = e->positions[j];
+        if (!pack(e->kinds[j], values[i], addresses[i], has_address[i], &slots[j]))
+            return python_launch(e, dims, values, self->nargs);
+        params[j] = &slots[j];
+    }
+    if (dims[0] && dims[1] && dims[2]) { /* an empty grid launches nothing */
+        PyObject *stream = PyObject_CallNoArgs(e->stream_of);
+        if (stream == NULL)
+            return NULL;
+        void *handle = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(stream);
+        Py_DECREF(stream);
+        if (PyErr_Occurred())
+            return NULL;
+        int err = self->launch(e->function, dims[0], dims[1], dims[2], e->block_x, 1, 1, e->shared_bytes,
+                               handle, params, NULL);
+        if (err) {
+            PyObject *error = PyObject_CallFunction(e->failure, "i(III)", err, dims[0], dims[1], dims[2]);
+            if (error != NULL) {
+                PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+                Py_DECREF(error);
+            }
+            return NULL;
+        }
+    }
+    Py_INCREF(e->kernel);
+    return e->kernel;
+}
+
+/* fast(grid, constants, *values): the kernel after launching it, or the key on a miss */
+static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    FastPath *self = (FastPath *)callable;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values) takes no keywords");
+        return NULL;
+    }
+    if (n < 2) {
+        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values)");
+        return NULL;
+    }
+    PyObject *values[MAX_ARGS];
+    uint64_t addresses[MAX_ARGS];
+    int has_address[MAX_ARGS];
+    PyObject *key = read_key(self, args[1], args + 2, n - 2, values, addresses, has_address);
+    if (key == NULL)
+        return NULL;
+    PyObject *capsule = PyDict_GetItemWithError(self->table, key);
+    PyObject *result;
+    if (capsule == NULL) {
+        result = PyErr_Occurred() ? NULL : key;
+        if (result == NULL)
+            Py_DECREF(key);
+    } else {
+        Py_DECREF(key);
+        result = launch(self, (Entry *)PyCapsule_GetPointer(capsule, NULL), args[0], values, addresses,
+                        has_address);
+    }
+    for (Py_ssize_t i = 0; i < n - 2; i++)
+        Py_DECREF(values[i]);
+    return result;
+}
+
+/* -------------------------------------------------------------------------- the Python-facing type */
+
+static void entry_clear(Entry *e) {
+    Py_XDECREF(e->kernel);
+    Py_XDECREF(e->stream_of);
+    Py_XDECREF(e->python_launch);
+    Py_XDECREF(e->failure);
+    PyMem_Free(e);
+}
+
+static void entry_free(PyObject *capsule) {
+    entry_clear((Entry *)PyCapsule_GetPointer(capsule, NULL));
+}
+
+/* add(key, kernel, function, block_x, shared_bytes, kinds, positions, stream_of, python_launch, failure) */
+static PyObject *fast_add(FastPath *self, PyObject *args) {
+    PyObject *key, *kernel, *positions, *stream_of, *py_launch, *failure;
+    unsigned long long function;
+    unsigned block_x, shared_bytes;
+    const char *kinds;
+    Py_ssize_t nkinds;
+    if (!PyArg_ParseTuple(args, "OOKIIs#O!OOO", &key, &kernel, &function, &block_x, &shared_bytes, &kinds,
+                          &nkinds, &PyTuple_Type, &positions, &stream_of, &py_launch, &failure))
+        return NULL;
+    if (nkinds != PyTuple_GET_SIZE(positions) || nkinds > MAX_ARGS) {
+        PyErr_SetString(PyExc_ValueError, "one kind and one position per parameter, at most 64");
+        return NULL;
+    }
+    Entry *e = PyMem_Calloc(1, sizeof(Entry));
+    if (e == NULL)
+        return PyErr_NoMemory();
+    e->function = (void *)(uintptr_t)function;
+    e->block_x = block_x;
+    e->shared_bytes = shared_bytes;
+    e->count = nkinds;
+    for (Py_ssize_t j = 0; j < nkinds; j++) {
+        e->kinds[j] = kinds[j];
+        e->python_only |= strchr("P?bhiqBHIQfd", kinds[j]) == NULL;
+        e->positions[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, j));
+        if (e->positions[j] < 0 || e->positions[j] >= self->nargs) {
+            PyMem_Free(e);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a position outside the runtime arguments");
+            return NULL;
+        }
+    }
+    Py_INCREF(kernel); Py_INCREF(stream_of); Py_INCREF(py_launch); Py_INCREF(failure);
+    e->kernel = kernel, e->stream_of = stream_of, e->python_launch = py_launch, e->failure = failure;
+    PyObject *capsule = PyCapsule_New(e, NULL, entry_free);
+    if (capsule == NULL) {
+        entry_clear(e);
+        return NULL;
+    }
+    int rc = PyDict_SetItem(self->table, key, capsule);
+    Py_DECREF(capsule);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* key(constants, *values): the key a call with these values looks up, launching nothing */
+static PyObject *fast_key(FastPath *self, PyObject *const *args, Py_ssize_t n) {
+    if (n < 1) {
+        PyErr_SetString(PyExc_TypeError, "key(constants, *values)");
+        return NULL;
+    }
+    PyObject *values[MAX_ARGS];
+    uint64_t addresses[MAX_ARGS];
+    int has_address[MAX_ARGS];
+    PyObject *key = read_key(self, args[0], args + 1, n - 1, values, addresses, has_address);
+    if (key != NULL)
+        for (Py_ssize_t i = 0; i < n - 1; i++)
+            Py_DECREF(values[i]);
+    return key;
+}
+
+static PyObject *fast_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
+    unsigned long long address;
+    PyObject *tensor_type, *launch_arg, *grid3;
+    const char *plain;
+    Py_ssize_t nargs;
+    if (!PyArg_ParseTuple(args, "KOOOs#", &address, &tensor_type, &launch_arg, &grid3, &plain, &nargs))
+        return NULL;
+    if (nargs > MAX_ARGS) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 runtime arguments");
+        return NULL;
+    }
+    FastPath *self = (FastPath *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = fast_call;
+    self->launch = (cu_launch_kernel)(uintptr_t)address;
+    self->table = PyDict_New();
+    Py_INCREF(tensor_type); Py_INCREF(launch_arg); Py_INCREF(grid3);
+    self->tensor_type = tensor_type, self->launch_arg = launch_arg, self->grid3 = grid3;
+    self->nargs = nargs;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        self->plain[i] = plain[i] == 'p';
+    if (self->table == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void fast_dealloc(FastPath *self) {
+    Py_XDECREF(self->table);
+    Py_XDECREF(self->tensor_type);
+    Py_XDECREF(self->launch_arg);
+    Py_XDECREF(self->grid3);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *fast_len(FastPath *self, PyObject *Py_UNUSED(ignored)) {
+    return PyLong_FromSsize_t(PyDict_GET_SIZE(self->table));
+}
+
+static PyMethodDef fast_methods[] = {
+    {"add", (PyCFunction)fast_add, METH_VARARGS, "add(key, kernel, function, block_x, shared_bytes, kinds, "
+     "positions, stream_of, python_launch, failure): the prepared launch of one key"},
+    {"key", (PyCFunction)(void (*)(void))fast_key, METH_FASTCALL, "key(constants, *values)"},
+    {"entries", (PyCFunction)fast_len, METH_NOARGS, "how many keys have a prepared launch"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FastPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "minitriton._launcher.FastPath",
+    .tp_basicsize = sizeof(FastPath),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(FastPath, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = fast_new,
+    .tp_dealloc = (destructor)fast_dealloc,
+    .tp_methods = fast_methods,
+    .tp_doc = "FastPath(cu_launch_kernel_address, tensor_type, launch_arg, grid3, plain): the binder's "
+              "fast path for one @jit function, in C",
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_launcher", .m_size = -1};
+
+PyMODINIT_FUNC PyInit__launcher(void) {
+    s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_get_device = PyUnicode_InternFromString("get_device");
+    if (PyType_Ready(&FastPathType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastPathType);
+    if (PyModule_AddObject(m, "FastPath", (PyObject *)&FastPathType) < 0) {
+        Py_DECREF(&FastPathType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

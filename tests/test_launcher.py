@@ -1,0 +1,145 @@
+"""The compiled fast path (launcher.c), without a GPU: a recording cuLaunchKernel stands in for the
+driver's, and a small class for torch's tensors."""
+import ctypes
+
+import numpy as np
+import pytest
+
+from minitriton import driver
+from minitriton.errors import LaunchError
+from minitriton.jit import _grid3, _plain_key, launch_arg
+
+LAUNCH_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
+                                 ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p)
+C_TYPES = {"P": ctypes.c_uint64, "i": ctypes.c_int32, "q": ctypes.c_int64, "f": ctypes.c_float,
+           "d": ctypes.c_double, "?": ctypes.c_bool, "B": ctypes.c_uint8, "h": ctypes.c_int16}
+
+
+class Tensor:
+    """What the fast path reads of a torch tensor."""
+
+    def __init__(self, address, dtype="float32", device=0):
+        self.address, self.dtype, self.device = address, dtype, device
+
+    def data_ptr(self):
+        return self.address
+
+    def get_device(self):
+        return self.device
+
+
+class CudaArray:
+    def __init__(self, address):
+        self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (address, False), "version": 3}
+
+
+@pytest.fixture
+def module():
+    module, why = driver.compiled_launcher()
+    if module is None:
+        pytest.skip(f"the compiled fast path cannot be built here: {why}")
+    return module
+
+
+class Driver:
+    """A recording cuLaunchKernel: each call's function, grid, block, shared bytes, stream and values."""
+
+    def __init__(self, codes, error=0):
+        self.codes, self.error, self.calls = codes, error, []
+        self.callback = LAUNCH_KERNEL(self.launch)
+        self.address = ctypes.cast(self.callback, ctypes.c_void_p).value
+
+    def launch(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        values = [C_TYPES[c].from_address(params[i]).value for i, c in enumerate(self.codes)]
+        self.calls.append((function, (gx, gy, gz), (bx, by, bz), shared, stream or 0, values))
+        return self.error
+
+
+ARGUMENTS = [Tensor(0x1000), Tensor(0x1004, "float16", 1), Tensor(0x2000, device=-1), 0, 1, 16, 17, -5,
+             2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, 2**63, 2**64 - 1, -2**63 - 1, 2.5, True, False,
+             None, np.float32(1.5), np.int64(16), CudaArray(0x3000), CudaArray(0x3008), "text", [1, 2]]
+
+
+@pytest.mark.parametrize("value", ARGUMENTS, ids=repr)
+def test_the_compiled_key_is_launch_args_key(module, value):
+    fast = module.FastPath(0, Tensor, launch_arg, _grid3, "s")
+    assert fast.key(("c",), value) == (launch_arg(value)[0], ("c",))
+    plain = module.FastPath(0, Tensor, launch_arg, _grid3, "p")
+    assert plain.key((), value) == (_plain_key(value), ())
+
+
+def test_a_hit_packs_each_value_and_launches(module):
+    fake = Driver("PiqfdP")
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ssssss")
+    values = (Tensor(0x1000), 17, 2**40, 0.5, 0.25, CudaArray(0x3000))
+    key = fast.key((4,), *values)
+    assert fast((2, 3), (4,), *values) == key  # a miss returns the key, for the binder to add
+    fast.add(key, "kernel", 0xF00D, 128, 1024, "PiqfdP", (0, 1, 2, 3, 4, 5), lambda: 9, None, None)
+    assert fast((2, 3), (4,), *values) == "kernel"
+    assert fake.calls == [(0xF00D, (2, 3, 1), (128, 1, 1), 1024, 9, [0x1000, 17, 2**40, 0.5, 0.25, 0x3000])]
+    assert fast.entries() == 1
+
+
+def test_positions_leave_out_what_the_kernel_does_not_take(module):
+    fake = Driver("Pi")
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "sss")
+    values = (Tensor(0x1000), None, 5)
+    fast.add(fast.key((), *values), "kernel", 1, 32, 0, "Pi", (0, 2), lambda: 0, None, None)
+    fast((1,), (), *values)
+    assert fake.calls[0][5] == [0x1000, 5]
+
+
+@pytest.mark.parametrize("grid, expected", [((3,), (3, 1, 1)), ((3, 2), (3, 2, 1)), ((3, 2, 4), (3, 2, 4)),
+                                            ((np.int64(3),), (3, 1, 1))])
+def test_grids(module, grid, expected):
+    fake = Driver("P")
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
+    fast(grid, (), Tensor(16))
+    assert fake.calls[0][1] == expected
+
+
+def test_an_empty_grid_launches_nothing_and_a_bad_one_says_so(module):
+    fake = Driver("P")
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
+    assert fast((0,), (), Tensor(16)) == "kernel" and fake.calls == []
+    with pytest.raises(LaunchError, match="non-negative"):
+        fast((-1,), (), Tensor(16))
+    with pytest.raises(LaunchError, match="1 to 3"):
+        fast((1, 1, 1, 1), (), Tensor(16))
+
+
+def test_what_c_does_not_pack_goes_through_the_python_launch(module):
+    """An fp16 scalar ('*'), and a value outside its kind's range, are the Python launch's to pack
+    or to refuse with the clear error."""
+    fake, python = Driver("P"), []
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ss")
+
+    def launch(grid, *values):
+        python.append((grid, values))
+    for codes, value in (("P*", 0.5), ("Pi", 3.5), ("Pf", 1e300)):
+        fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ss")
+        fast.add(fast.key((), Tensor(16), value), "kernel", 1, 32, 0, codes, (0, 1), lambda: 0, launch, None)
+        assert fast((2,), (), Tensor(16), value) == "kernel"
+    assert python == [((2, 1, 1), (16, 0.5)), ((2, 1, 1), (16, 3.5)), ((2, 1, 1), (16, 1e300))]
+    assert fake.calls == []
+
+
+def test_a_driver_error_raises_the_entrys_exception(module):
+    fake = Driver("P", error=700)
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    failure = lambda code, grid: LaunchError(f"code {code} on grid {grid}")  # noqa: E731
+    fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, failure)
+    with pytest.raises(LaunchError, match=r"code 700 on grid \(5, 1, 1\)"):
+        fast((5,), (), Tensor(16))
+
+
+def test_wrong_counts_are_refused(module):
+    fast = module.FastPath(0, Tensor, launch_arg, _grid3, "ss")
+    with pytest.raises(TypeError, match="expected 2 runtime arguments, got 1"):
+        fast((1,), (), 1)
+    with pytest.raises(ValueError, match="one kind and one position"):
+        fast.add((), "kernel", 1, 32, 0, "PP", (0,), lambda: 0, None, None)
+    with pytest.raises(ValueError, match="outside"):
+        fast.add((), "kernel", 1, 32, 0, "P", (5,), lambda: 0, None, None)
