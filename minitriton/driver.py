@@ -20,7 +20,6 @@ import struct
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 from pathlib import Path
 from dataclasses import dataclass
@@ -611,31 +610,42 @@ def compiled_launcher() -> tuple[Any, str]:
     import importlib.util
     if os.environ.get("MINITRITON_C_LAUNCHER", "1") == "0":
         return None, "MINITRITON_C_LAUNCHER=0"
+    tag = hashlib.sha256(_C_LAUNCHER.read_bytes() + sys.version.encode()).hexdigest()[:16]
+    from .cache import cache_dir
+    path = cache_dir() / "launcher" / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    for attempt in range(2):
+        if not path.exists():  # build it: the first time on this machine, source and Python
+            why = _build_launcher(path)
+            if why:
+                return None, why
+        try:
+            loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
+            module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
+            loader.exec_module(module)
+            return module, ""
+        except (ImportError, OSError) as error:  # a damaged file: built again, once
+            path.unlink(missing_ok=True)
+            why = f"the built launcher would not load: {error}"
+    return None, why
+
+
+def _build_launcher(path: Path) -> str:
+    """Compile launcher.c to `path`; "" on success, else why not."""
     compiler = shutil.which(os.environ.get("CC", "cc"))
     include = sysconfig.get_paths()["include"]
     if compiler is None or not os.path.exists(os.path.join(include, "Python.h")):
-        return None, f"no C compiler or no Python.h in {include}"
-    source = _C_LAUNCHER.read_bytes()
-    tag = hashlib.sha256(source + sys.version.encode()).hexdigest()[:16]
-    from .cache import cache_dir
-    folder = cache_dir() / "launcher"
-    path = folder / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
-    if not path.exists():
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            folder = Path(tempfile.mkdtemp(prefix="minitriton-launcher-"))
-            path = folder / path.name
-        scratch = folder / f".{os.getpid()}-{path.name}"
-        built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER),
-                                "-o", str(scratch)], capture_output=True, text=True)
-        if built.returncode:
-            return None, f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
-        os.replace(scratch, path)  # whole, so another process never loads half a file
-    loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
-    loader.exec_module(module)
-    return module, ""
+        return f"no C compiler or no Python.h in {include}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot write {path.parent}: {error}"
+    scratch = path.with_name(f".{os.getpid()}-{path.name}")
+    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER), "-o", str(scratch)],
+                           capture_output=True, text=True)
+    if built.returncode:
+        return f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
+    os.replace(scratch, path)  # whole, so another process never loads half a file
+    return ""
 # --8<-- [end:compiled-launcher]
 
 

@@ -1,6 +1,10 @@
 """The compiled fast path (launcher.c), without a GPU: a recording cuLaunchKernel stands in for the
 driver's, and a small class for torch's tensors."""
 import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +13,7 @@ from minitriton import driver
 from minitriton.errors import LaunchError
 from minitriton.jit import _grid3, _plain_key, launch_arg
 
+ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
                                  ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p)
 C_TYPES = {"P": ctypes.c_uint64, "i": ctypes.c_int32, "q": ctypes.c_int64, "f": ctypes.c_float,
@@ -143,3 +148,27 @@ def test_wrong_counts_are_refused(module):
         fast.add((), "kernel", 1, 32, 0, "PP", (0,), lambda: 0, None, None)
     with pytest.raises(ValueError, match="outside"):
         fast.add((), "kernel", 1, 32, 0, "P", (5,), lambda: 0, None, None)
+
+
+def test_the_launcher_is_built_once_and_a_damaged_one_again(tmp_path, module):
+    """Built into the cache folder; a damaged file there is built again by the next process."""
+    env = {**os.environ, "MINITRITON_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    load = [sys.executable, "-c", "from minitriton import driver; m, why = driver.compiled_launcher(); "
+            "print(m is not None, why)"]
+    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
+    [path] = (tmp_path / "launcher").iterdir()
+    built = path.stat().st_mtime_ns
+    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
+    assert path.stat().st_mtime_ns == built  # loaded, not built again
+    path.write_bytes(b"not a shared object")
+    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
+    assert path.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_the_launcher_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("MINITRITON_C_LAUNCHER", "0")
+    driver.compiled_launcher.cache_clear()
+    try:
+        assert driver.compiled_launcher() == (None, "MINITRITON_C_LAUNCHER=0")
+    finally:
+        driver.compiled_launcher.cache_clear()
