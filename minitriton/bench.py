@@ -411,8 +411,9 @@ def use_ieee_fp32_matmuls(torch) -> None:
 def run_launch(s: Session) -> None:
     """Host time of one launch: batches of LAUNCH_BATCH launches of one program, each batch timed
     on the host clock after the GPU has drained (untimed), so no launch waits for room in a full
-    launch queue: the median over LAUNCH_ROUNDS batches, divided by LAUNCH_BATCH. Back to back and
-    never drained, the loop would time the GPU running tiny kernels (about 4 us each), not the host."""
+    launch queue: the median over LAUNCH_ROUNDS batches, divided by LAUNCH_BATCH, the
+    implementations taking turns batch by batch. Back to back and never drained, the loop would
+    time the GPU running tiny kernels (about 4 us each), not the host."""
     torch = s.torch
     n = LAUNCH_ELEMENTS
     point = Point("launch", "host time per launch", f"batches of {LAUNCH_BATCH} launches of a 4-argument "
@@ -426,6 +427,7 @@ def run_launch(s: Session) -> None:
 
     launches = {name: launcher(kernels["add"]) for name, kernels in s.kernels().items()}
     launches[TORCH] = lambda: torch.add(x, y, out=out)
+    timed = {}
     for implementation, launch in launches.items():
         try:
             out.fill_(math.nan)
@@ -437,17 +439,19 @@ def run_launch(s: Session) -> None:
                 continue
             for _ in range(100):  # the launch path's own caches warm up
                 launch()
-            rounds = []
-            for _ in range(LAUNCH_ROUNDS // (10 if s.quick else 1)):
-                torch.cuda.synchronize()
-                start = time.perf_counter()
-                for _ in range(LAUNCH_BATCH):
-                    launch()
-                rounds.append((time.perf_counter() - start) / LAUNCH_BATCH * 1e6)
-            torch.cuda.synchronize()
+            timed[implementation] = (launch, error, [])
         except Exception as e:
             s.failed(point, implementation, "", e, f"launch: {implementation}")
-            continue
+    # the implementations take turns, round by round, so none is measured while the host is warming
+    for _ in range(LAUNCH_ROUNDS // (10 if s.quick else 1)):
+        for implementation, (launch, _, rounds) in timed.items():
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(LAUNCH_BATCH):
+                launch()
+            rounds.append((time.perf_counter() - start) / LAUNCH_BATCH * 1e6)
+    torch.cuda.synchronize()
+    for implementation, (_, error, rounds) in timed.items():
         us = statistics.median(rounds)
         s.record(point, implementation, ms=us / 1e3, value=us, error=error, status="ok")
         progress(f"launch: {implementation}: {us:.2f} us per launch")
