@@ -61,6 +61,7 @@ static PyObject *int_key(PyObject *v, long long *out) {
                         (x >= -2147483648LL && x < 2147483648LL) ? Py_True : Py_False, Py_True);
 }
 
+// --8<-- [start:read-arg]
 /* Read argument i: its key and the value to launch with (new references); a tensor's address also
  * lands in *address. Returns -1 with an exception set on failure. */
 static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, PyObject **value,
@@ -131,6 +132,8 @@ static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, P
     Py_DECREF(pair);
     return 0;
 }
+
+// --8<-- [end:read-arg]
 
 /* The key of a call (a new tuple), with the values and addresses read on the way. */
 static PyObject *read_key(FastPath *self, PyObject *constants, PyObject *const *args, Py_ssize_t n,
@@ -317,6 +320,7 @@ static PyObject *launch(FastPath *self, Entry *e, PyObject *grid, PyObject **val
     return e->kernel;
 }
 
+// --8<-- [start:fast-call]
 /* fast(grid, constants, *values): the kernel after launching it, or the key on a miss */
 static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     FastPath *self = (FastPath *)callable;
@@ -350,6 +354,8 @@ static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nar
         Py_DECREF(values[i]);
     return result;
 }
+
+// --8<-- [end:fast-call]
 
 /* -------------------------------------------------------------------------- the Python-facing type */
 
