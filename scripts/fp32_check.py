@@ -6,6 +6,7 @@ import torch
 
 import minitriton as triton
 from minitriton.bench import matmul_kernel, triton_kernels, use_ieee_fp32_matmuls
+from minitriton.testing import do_bench
 
 CONFIGS = [(128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (64, 64, 32, 4, 3), (128, 128, 64, 8, 3), (128, 64, 32, 4, 3),
            (64, 128, 32, 4, 3), (128, 128, 16, 4, 3)]
@@ -21,16 +22,8 @@ def run(kernel, a, b, c, cfg):
                  num_warps=w, num_stages=st)
 
 
-def bench(fn, n=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(n):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e))
-    return sorted(ts)[n // 2]
+def bench(fn):
+    return do_bench(fn, return_mode="median")
 
 
 use_ieee_fp32_matmuls(torch)
