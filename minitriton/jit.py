@@ -227,19 +227,6 @@ class JITFunction:
         option_names = [o for o in LAUNCH_OPTIONS if o not in names]
         options = [f"{o}={LAUNCH_OPTIONS[o]}" for o in option_names]
         passed = ", ".join(f"{o}={o}" for o in option_names)
-        reads = "".join(  # a torch tensor and an int inline, read as launch_arg reads them; the rest by it
-            f"    k{i} = _plain({n})\n" if n in self.do_not_specialize else
-            f"    if {n}.__class__ is _Tensor:\n"
-            f"        v{i} = {n}.data_ptr()\n"
-            f"        k{i} = ({n}.dtype, v{i} & 15 == 0, {n}.get_device())\n"
-            f"    elif {n}.__class__ is int:\n"
-            f"        v{i} = {n}\n"
-            f"        k{i} = ({n} == 1, {n} & 15 == 0, -2147483648 <= {n} < 2147483648, {n} < 2**63)\n"
-            f"    else:\n"
-            f"        k{i}, v{i} = _arg({n})\n"
-            for i, n in enumerate(runtime))
-        values = [n if n in self.do_not_specialize else f"v{i}" for i, n in enumerate(runtime)]
-        keys = [n if n in self.constexpr_names else f"k{runtime.index(n)}" for n in names]
         head = (f"def binder(grid, {''.join(p + ', ' for p in signature)}*_more, "
                 f"{''.join(o + ', ' for o in options)}**_unknown):\n")
         everything = f"({''.join(n + ', ' for n in names)}), grid, dict({passed})"
@@ -254,6 +241,19 @@ class JITFunction:
                     f"        return _miss(kernel, {everything})\n"
                     "    return kernel\n")
         else:
+            reads = "".join(  # a torch tensor and an int inline, read as launch_arg reads them; the rest by it
+                f"    k{i} = _plain({n})\n" if n in self.do_not_specialize else
+                f"    if {n}.__class__ is _Tensor:\n"
+                f"        v{i} = {n}.data_ptr()\n"
+                f"        k{i} = ({n}.dtype, v{i} & 15 == 0, {n}.get_device())\n"
+                f"    elif {n}.__class__ is int:\n"
+                f"        v{i} = {n}\n"
+                f"        k{i} = ({n} == 1, {n} & 15 == 0, -2147483648 <= {n} < 2147483648, {n} < 2**63)\n"
+                f"    else:\n"
+                f"        k{i}, v{i} = _arg({n})\n"
+                for i, n in enumerate(runtime))
+            values = [n if n in self.do_not_specialize else f"v{i}" for i, n in enumerate(runtime)]
+            keys = [n if n in self.constexpr_names else f"k{runtime.index(n)}" for n in names]
             key = f"({''.join(k + ', ' for k in keys + option_names)})"
             body = (reads +
                     f"    entry = _table.get({key})\n"

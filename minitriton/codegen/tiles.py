@@ -784,9 +784,10 @@ def _fma_stage(lw: Lowering, op, a, b, elem, width: int) -> None:
         return B.add(B.mul(k, ll.Constant(i32, m)), B.xor(row, _chunk(lw, k, width)))
     term = lw.in_prologue(thread_term)
     start = B.add(ll.Constant(i32, op.attrs.get("smem_offset", 0)), B.mul(term, ll.Constant(i32, size)))
-    for r, (row, k) in enumerate(av.layout.register_offsets(av.shape)):
-        if r in lw.unique_registers(av.layout, av.shape):
-            _write(lw, lw.shared_ptr(B.add(start, ll.Constant(i32, (k * m + row) * size))), a[r], elem)
+    offsets = av.layout.register_offsets(av.shape)
+    for r in lw.unique_registers(av.layout, av.shape):
+        row, k = offsets[r]
+        _write(lw, lw.shared_ptr(B.add(start, ll.Constant(i32, (k * m + row) * size))), a[r], elem)
     ptrs = _element_ptrs(lw, op, bv.layout, bv.shape, (n, 1), elem, m * k_size * size)
     offsets = bv.layout.register_offsets(bv.shape)
     bases = [basis[1] for basis in bv.layout.lane_bases(bv.shape) + bv.layout.warp_bases(bv.shape)]
