@@ -536,12 +536,14 @@ class DotOperandLayout(DistributedLayout):
 
 @dataclass(frozen=True)
 class SharedOperandLayout:
-    """A `dot` operand that is not held in registers at all: it stays in shared memory, laid out
-    as `wgmma` reads it (Hopper's warpgroup MMA takes A and B through shared-memory descriptors).
-    A thread's only "register" is the buffer's address."""
+    """A `dot` operand that is not held in registers at all: it stays in shared memory. With an
+    `MmaLayout` parent it is laid out as `wgmma` reads it (Hopper's warpgroup MMA takes A and B
+    through shared-memory descriptors); with a `BlockedLayout` parent it sits in a pipeline ring
+    as `fma_operand_swizzle` says, and the threads of a dot on CUDA cores read it at each step
+    of k. A thread's only "register" is the buffer's address."""
 
     op_idx: int
-    parent: MmaLayout
+    parent: MmaLayout | BlockedLayout
 
     def __str__(self) -> str:
         return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}}}>"
@@ -659,6 +661,34 @@ def mma_operand_swizzle(row_length: int, element_bits: int, op_idx: int = 0,
         vec, stride = (n, k) if order[0] == 1 else (k, n)
     return SharedLayout(vec, per_phase, max(1, stride // per_phase), order)
 # --8<-- [end:mma-swizzle]
+
+
+# --8<-- [start:fma-swizzle]
+def fma_operand_swizzle(op_idx: int, shape: Sequence[int], element_bits: int,
+                        acc: DistributedLayout, acc_shape: Sequence[int]) -> SharedLayout:
+    """How an operand of a dot on CUDA cores sits in a pipeline ring: row-major in chunks of 16
+    bytes, as `cp.async` copies them. A thread reads A's rows 16 bytes (4 steps of k) at a time;
+    the lanes of a warp read rows `per_phase` apart, which would all fall in the same banks, so
+    A's chunks are swizzled by those row bits: bits of the accumulator's lanes and warps, never
+    of its registers, so a thread's phase is the same for all its rows. B is read along its rows
+    (the accumulator's columns), which the lanes already spread over the banks."""
+    vec = max(1, 128 // element_bits)
+    if op_idx == 1:
+        return SharedLayout(vec, 1, 1, (1, 0))
+    thread = 0
+    for basis in acc.lane_bases(acc_shape) + acc.warp_bases(acc_shape):
+        thread |= basis[0]
+    register = 0
+    for offsets in acc.register_offsets(acc_shape):
+        register |= offsets[0]
+    usable = thread & ~register
+    if not usable:
+        return SharedLayout(vec, 1, 1, (1, 0))
+    per_phase, max_phase = usable & -usable, 1
+    while usable & (per_phase * max_phase) and 2 * max_phase * vec <= shape[1]:
+        max_phase *= 2
+    return SharedLayout(vec, per_phase, max_phase, (1, 0))
+# --8<-- [end:fma-swizzle]
 
 
 _WARP_COLORS = ("#fbb4ae", "#b3cde3", "#ccebc5", "#decbe4", "#fed9a6", "#ffffcc", "#e5d8bd", "#fddaec")

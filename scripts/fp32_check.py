@@ -8,8 +8,8 @@ import minitriton as triton
 from minitriton.bench import matmul_kernel, triton_kernels, use_ieee_fp32_matmuls
 from minitriton.testing import do_bench
 
-CONFIGS = [(128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (64, 64, 32, 4, 3), (128, 128, 64, 8, 3), (128, 64, 32, 4, 3),
-           (64, 128, 32, 4, 3), (128, 128, 16, 4, 3)]
+CONFIGS = [(128, 64, 32, 4, 4), (128, 64, 32, 4, 3), (128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (64, 64, 32, 4, 3),
+           (128, 128, 64, 8, 3), (64, 128, 32, 4, 4), (128, 128, 16, 4, 4), (128, 64, 32, 4, 1)]
 
 
 def run(kernel, a, b, c, cfg):

@@ -2,7 +2,7 @@ import glob, os, subprocess, sys, collections, re
 import torch
 from minitriton.bench import matmul_kernel
 import minitriton as triton
-cfg = (128, 64, 32, 4, 3)
+cfg = tuple(int(x) for x in sys.argv[1].split(",")) if len(sys.argv) > 1 else (128, 64, 32, 4, 4)
 a = torch.randn(512, 512, device="cuda"); b = torch.randn(512, 512, device="cuda"); c = torch.empty(512, 512, device="cuda")
 bm, bn, bk, w, st = cfg
 k = matmul_kernel[(16 * 8,)](a, b, c, 512, 512, 512, 512, 1, 512, 1, 512, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, INPUT_PRECISION="ieee", num_warps=w, num_stages=st)
@@ -27,4 +27,4 @@ for n, body in blocks.items():
         if m: ops[m.group(2).split(".")[0]] += 1
     if ops["FFMA"] > 20:
         print(n, sum(ops.values()), dict(ops.most_common(14)))
-        if len(sys.argv) > 1: print("\n".join(l for l in body if "FFMA" not in l)[:6000])
+        if len(sys.argv) > 2: print("\n".join(l for l in body if "FFMA" not in l)[:6000])

@@ -265,14 +265,21 @@ def test_transposed_a_is_written_across_the_banks(num_warps, worst):
 
 @needs_ptxas
 def test_fp32_dot_on_cuda_cores_assembles_without_spills(fresh_cache):
-    """The ieee fp32 matmul of the benchmark's configs: FMAs from shared memory, B staged with
-    16-byte stores, and no register spilled."""
+    """The ieee fp32 matmul of the benchmark's configs: FMAs from shared memory, with 16-byte reads,
+    and no register spilled. Pipelined, the operands come by cp.async into rings; with one stage,
+    the dot stages them itself (B with 16-byte stores)."""
     a = aligned(128 * 128).reshape(128, 128)
-    for bm, bn, bk, warps in ((128, 128, 32, 4), (128, 64, 32, 4), (64, 64, 32, 4), (128, 128, 64, 8)):
+    for bm, bn, bk, warps, stages in ((128, 128, 32, 4, 4), (128, 64, 32, 4, 4), (64, 64, 32, 4, 3),
+                                      (128, 128, 64, 8, 3), (128, 64, 32, 4, 1)):
         kernel = triton.jit(matmul_kernel.fn).warmup(
             a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-            GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps, num_stages=3, grid=(1,), target="sm_90a")
+            GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps, num_stages=stages, grid=(1,), target="sm_90a")
         ptx_text = kernel.asm["ptx"]
         assert ptx_text.count("fma.rn.f32") >= bm * bn // (32 * warps)
-        assert "st.shared.v4.b32" in ptx_text and "ld.shared.v4.b32" in ptx_text
-        assert kernel.metadata["spill_stores"] == 0, (bm, bn, bk, warps)
+        assert "ld.shared.v4.b32" in ptx_text
+        if stages > 1:
+            assert "cp.async.cg.shared.global [%rd" in ptx_text and "st.shared.v4.b32" not in \
+                ptx_text.split("fma.rn.f32")[0]
+        else:
+            assert "st.shared.v4.b32" in ptx_text and "cp.async" not in ptx_text
+        assert kernel.metadata["spill_stores"] == 0, (bm, bn, bk, warps, stages)

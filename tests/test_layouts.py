@@ -17,6 +17,7 @@ from minitriton.layouts import (
     SliceLayout,
     default_blocked,
     draw,
+    fma_operand_swizzle,
     mma_operand_swizzle,
 )
 
@@ -452,3 +453,35 @@ def test_mistakes_are_reported_in_words():
         DotOperandLayout(0, MmaLayout([1, 1]), k_width=3)
     with pytest.raises(ValueError, match="multiple of vec"):
         SharedLayout(8, 1, 8, (1, 0)).offset((0, 0), [8, 32])
+
+
+# --- the rings of a dot on CUDA cores -------------------------------------------------------------
+
+def _most_addresses_per_bank(shared: SharedLayout, acc, acc_shape, k: int) -> int:
+    """The worst number of distinct 16-byte addresses one bank serves when a warp reads a row of
+    A (4 steps of k, fp32) per accumulator row it holds, over every row and chunk of k."""
+    m = acc_shape[0]
+    worst = 0
+    for row in sorted({o[0] for o in acc.register_offsets(acc_shape)}):
+        for chunk in range(k // 4):
+            banks = defaultdict(set)
+            for lane in range(32):
+                r = row | acc.lane_offset(lane, acc_shape)[0]
+                address = shared.offset((r, chunk * 4), (m, k)) * 4
+                for word in range(4):
+                    banks[(address // 4 + word) % 32].add(address)
+            worst = max(worst, max(len(a) for a in banks.values()))
+    return worst
+
+
+def test_the_fma_ring_swizzle_spreads_a_warps_row_reads_over_the_banks():
+    from minitriton.passes.layout import fma_layout
+    for (m, n), warps in (((128, 64), 4), ((128, 128), 8), ((64, 64), 4)):
+        acc = fma_layout((m, n), warps)
+        a = fma_operand_swizzle(0, (m, 32), 32, acc, (m, n))
+        assert _most_addresses_per_bank(a, acc, (m, n), 32) == 1, (m, n, a)
+        assert _most_addresses_per_bank(SharedLayout(4, 1, 1, (1, 0)), acc, (m, n), 32) == 4  # unswizzled
+        # the phase bits are thread bits only: every register row of a thread has the same phase
+        for row in {o[0] for o in acc.register_offsets((m, n))}:
+            assert (row // a.per_phase) % a.max_phase == 0
+    assert fma_operand_swizzle(1, (32, 64), 32, acc, (64, 64)) == SharedLayout(4, 1, 1, (1, 0))

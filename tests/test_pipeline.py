@@ -36,6 +36,17 @@ def matmul_ir(k=256, other_zero=True, arch="sm_80"):
     return laid_out(matmul_kernel, args, constexprs, arch=arch)
 
 
+def fp32_matmul_ir(block_m=128, block_n=64, num_warps=4):
+    """The benchmark's fp32 matmul with an ieee dot, which runs on CUDA cores."""
+    from minitriton.bench import matmul_kernel as bench_matmul
+    a, b, c = (aligned((256, 256), np.float32) for _ in range(3))
+    args = dict(a_ptr=a, b_ptr=b, c_ptr=c, M=256, N=256, K=256, stride_am=256, stride_ak=1, stride_bk=256,
+                stride_bn=1, stride_cm=256, stride_cn=1)
+    constexprs = dict(BLOCK_SIZE_M=block_m, BLOCK_SIZE_N=block_n, BLOCK_SIZE_K=32, GROUP_SIZE_M=8,
+                      INPUT_PRECISION="ieee")
+    return laid_out(bench_matmul, args, constexprs, num_warps=num_warps, arch="sm_90a")
+
+
 def loops(fn):
     return [op for op in fn.walk() if op.name == "for"]
 
@@ -145,3 +156,38 @@ def test_the_epilogue_reuses_the_rings_after_a_barrier(tmp_path, monkeypatch):
     ptx = matmul_kernel.warmup(a, b, c, 128, 128, 256, 256, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
                                BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", grid=(4,), target="sm_90a").asm["ptx"]
     assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1 and ptx.count("wgmma.wait_group.sync.aligned 0;") == 1
+
+
+def test_a_dot_on_cuda_cores_reads_both_operands_from_rings():
+    """fp32 (ieee) has no tensor-core path: the dot does its FMAs from shared memory, so its two
+    operands are copied by cp.async into rings of 4-byte elements and read there, not loaded."""
+    from minitriton.layouts import BlockedLayout, SharedOperandLayout
+    fn = pipeline(fp32_matmul_ir(), 3)
+    body = loops(fn)[0].regions[0].ops
+    assert "load" not in [op.name for op in body]
+    reads = [op for op in body if op.name == "local_read"]
+    (dot,) = [op for op in body if op.name == "dot"]
+    assert [v.owner for v in dot.operands[:2]] == reads
+    for op_idx, read in enumerate(reads):
+        assert read.result.layout == SharedOperandLayout(op_idx, dot.result.layout)
+        assert isinstance(read.result.layout.parent, BlockedLayout)
+        assert read.attrs["run"] == 4  # 16-byte copies
+    assert sorted(fn.attrs["shared_buffers"].values()) == [3 * 32 * 64 * 4, 3 * 128 * 32 * 4]
+
+
+@triton.jit
+def fp32_other_not_zero(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, BLOCK):
+        a = tl.load(a_ptr + offs[:, None] * K + k + offs[None, :], mask=k + offs[None, :] < K, other=1.0)
+        b = tl.load(b_ptr + (k + offs[:, None]) * BLOCK + offs[None, :])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
+
+
+def test_a_dot_on_cuda_cores_pipelines_both_operands_or_neither():
+    a, b, c = aligned((64, 256), np.float32), aligned((256, 64), np.float32), aligned((64, 64), np.float32)
+    fn = laid_out(fp32_other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64), arch="sm_90a")
+    fn = pipeline(fn, 3)
+    assert not any(op.name.startswith("async") or op.name == "local_read" for op in fn.walk())

@@ -16,14 +16,17 @@ each iteration waits for its global loads before the tensor cores can start. Thi
         async_commit
 
 so global memory is read `S - 1` iterations before it is needed, by `cp.async`, while the tensor
-cores work. What may be pipelined: a load used only by a conversion to an mma operand, whose
-pointers and mask come from the loop's index and carried values by side-effect-free arithmetic,
-with `other` absent or zero (cp.async fills masked elements with zeros). Chapter: 10-performance.
+cores work. What may be pipelined: a load used only by a conversion to an mma operand, or the
+two 32-bit operands of a dot on CUDA cores (which then reads them from their rings at each step of
+k, instead of staging them itself), whose pointers and mask come from the loop's index and carried
+values by side-effect-free arithmetic, with `other` absent or zero (cp.async fills masked elements
+with zeros). Chapter: 10-performance.
 """
 from __future__ import annotations
 
 from .. import ir
 from ..codegen.tiles import WgmmaShared, ldmatrix_operand
+from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
 
 PURE_SLICE_OPS = {"constant", "splat", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
                   "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
@@ -39,34 +42,49 @@ def _is_zero(v: ir.Value | None) -> bool:
     return op is not None and op.name == "constant" and op.attrs["value"] == 0
 
 
-def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op]]:
-    """(load, convert) pairs whose load feeds nothing but a conversion to an mma operand."""
+def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
+    """(load, user, shared layout) for each load whose tile feeds nothing but a dot operand:
+    through a conversion to an mma operand (the user, which the ring replaces), or straight into
+    a dot on CUDA cores (the user), whose two operands are then both read from rings or neither."""
     users: dict[int, list[ir.Op]] = {}
     for op in ir.walk_block(body):
         for v in op.operands:
             users.setdefault(id(v), []).append(op)
-    found = []
+    found, fma = [], {}
     for op in body.ops:
         if op.name != "load" or not op.result.type.is_tile:
             continue
         used_by = users.get(id(op.result), [])
-        if len(used_by) != 1 or used_by[0].name != "convert_layout" or used_by[0] not in body.ops:
+        if len(used_by) != 1 or used_by[0] not in body.ops:
             continue
-        convert = used_by[0]
-        if ldmatrix_operand(convert) is None or not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
+        if not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
             continue
-        if _run(op.operands[0]) < 2:
-            continue
-        found.append((op, convert))
-    return found
+        user, run = used_by[0], _run(op.operands[0])
+        if user.name == "convert_layout" and ldmatrix_operand(user) is not None and run >= 2:
+            found.append((op, user, ldmatrix_operand(user)))
+        elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
+            shared = _fma_ring(user, user.operands.index(op.result))
+            if shared is not None and run * op.result.dtype.bits >= 32:
+                fma.setdefault(id(user), []).append((op, user, shared))
+    return found + [pair for pairs in fma.values() if len(pairs) == 2 for pair in pairs]
+
+
+def _fma_ring(dot: ir.Op, op_idx: int):
+    """The ring layout of operand `op_idx` of a dot on CUDA cores, or None where it cannot be read
+    from one (not 32-bit, or A's rows not whole 16-byte chunks)."""
+    a, b, acc = dot.operands
+    operand = dot.operands[op_idx]
+    if a.dtype.bits != 32 or acc.dtype.bits != 32 or a.shape[1] % 4:
+        return None
+    return fma_operand_swizzle(op_idx, operand.shape, 32, acc.layout, acc.shape)
 
 
 def _run(ptrs: ir.Value) -> int:
-    """Elements each thread copies at once: its run along the row, as 4, 8 or 16 bytes."""
+    """Elements each thread copies at once: its run along the row, up to 16 bytes."""
     layout = ptrs.layout
     if layout is None or layout.order[0] != len(ptrs.shape) - 1:
         return 1
-    return min(layout.contig_per_thread(ptrs.shape), 8)
+    return min(layout.contig_per_thread(ptrs.shape), 128 // ptrs.dtype.pointee.bits)
 
 
 def _slice(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
@@ -138,7 +156,7 @@ class Pipeliner:
         iv, carried = body.args[0], body.args[1:]
         yields = body.terminator.operands
         # The carried values the addresses depend on, closed under their own updates.
-        address_values = [v for load, _ in pairs for v in load.operands[:2]]
+        address_values = [v for load, _, _ in pairs for v in load.operands[:2]]
         involved: list[int] = []
         while True:
             slice_ops = _slice(address_values + [yields[i] for i in involved], body)
@@ -153,13 +171,12 @@ class Pipeliner:
         loc = loop.loc
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
         # still be read while the next is being computed, and the ring needs one slot more (below).
-        shareds = [ldmatrix_operand(convert) for _, convert in pairs]
-        wgmma = _async_dot(body, pairs) if all(isinstance(sh, WgmmaShared) for sh in shareds) else None
+        wgmma = _async_dot(body, pairs) if all(isinstance(sh, WgmmaShared) for *_, sh in pairs) else None
         slots = stages + (wgmma is not None)
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
-        for (load, convert), shared in zip(pairs, shareds):
-            stage_bytes = load.result.type.numel * 2
+        for load, convert, shared in pairs:
+            stage_bytes = load.result.type.numel * load.result.dtype.bits // 8
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
             rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0])))
@@ -168,7 +185,7 @@ class Pipeliner:
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
             _clone(slice_ops, mapping, dest)
             in_range = _emit(dest, "cmp", [index_value, ub], predicate="lt")
-            for (load, _), ring in zip(pairs, rings):
+            for (load, _, _), ring in zip(pairs, rings):
                 ptrs = mapping.get(id(load.operands[0]), load.operands[0])
                 layout = ptrs.layout
                 ok = _emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
@@ -193,10 +210,15 @@ class Pipeliner:
               fence=any(isinstance(ring["shared"], WgmmaShared) for ring in rings))
         _emit(ops, "barrier", [])
         replace = {}
-        for (load, convert), ring in zip(pairs, rings):
-            replace[id(convert.result)] = _emit(ops, "local_read", [read_stage], layout=convert.result.layout,
-                                                loc=convert.loc, type=convert.result.type, **ring)
-        skip = {id(op) for pair in pairs for op in pair}
+        for (load, user, _), ring in zip(pairs, rings):
+            if user.name == "dot":  # on CUDA cores: the dot reads the ring itself, at each step of k
+                layout = SharedOperandLayout(user.operands.index(load.result), user.result.layout)
+                replace[id(load.result)] = _emit(ops, "local_read", [read_stage], layout=layout, loc=load.loc,
+                                                 type=load.result.type, **ring)
+            else:
+                replace[id(user.result)] = _emit(ops, "local_read", [read_stage], layout=user.result.layout,
+                                                 loc=user.loc, type=user.result.type, **ring)
+        skip = {id(op) for load, user, _ in pairs for op in (load, user) if op.name != "dot"}
         for op in body.ops[:-1]:
             if id(op) not in skip:
                 op.operands = [replace.get(id(v), v) for v in op.operands]
@@ -232,7 +254,7 @@ class Pipeliner:
 def _async_dot(body: ir.Block, pairs) -> tuple[ir.Op, int] | None:
     """The loop's one dot that reads the pipelined operands, with the index of the carried value
     it accumulates into (`acc = dot(a, b, acc)`, yielded as is), or None: then it stays synchronous."""
-    converted = {id(convert.result) for _, convert in pairs}
+    converted = {id(user.result) for _, user, _ in pairs}
     dots = [op for op in body.ops if op.name == "dot" and {id(v) for v in op.operands[:2]} <= converted]
     if len(dots) != 1:
         return None
