@@ -229,5 +229,7 @@ MATMUL_CONFIGS = [
                   num_stages=3),
     triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}, num_warps=4,
                   num_stages=4),
+    triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}, num_warps=8,
+                  num_stages=3),
 ]
 # --8<-- [end:matmul_configs]
