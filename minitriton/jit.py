@@ -141,6 +141,7 @@ _ENVIRON = getattr(os.environ, "_data", None)
 _INTERPRET = "MINITRITON_INTERPRET"
 _INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
 _OFF = (None, "", "0", b"", b"0")
+_FUNCTION = type(lambda: None)  # a binder in Python; the compiled one (launcher.c) makes binder[grid] itself
 
 
 def interpreting() -> bool:
@@ -183,7 +184,8 @@ class JITFunction:
                           "or call it from another @jit function")
 
     def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.__dict__.get("_binder") or self._make_binder(), grid)
+        binder = self.__dict__.get("_binder") or self._make_binder()
+        return functools.partial(binder, grid) if binder.__class__ is _FUNCTION else binder[grid]
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
@@ -212,9 +214,9 @@ class JITFunction:
         device; an int's facts), makes the key a tuple of those, looks up the prepared launch for
         the key and calls it. The first launch of a key, the interpreter, and a call that does not
         fit the parameters go the slow way (`run_slow`), which also raises the clear errors.
-        Where the driver is here and a C compiler too, the compiled fast path (launcher.c) reads,
-        looks up and launches instead: the Python lines are its readable twin, and the way
-        everywhere else."""
+        Where the driver is here and a C compiler too, the compiled fast path (launcher.c) binds,
+        reads, looks up and launches instead, and hands anything but a hit to this binder: the
+        Python lines are its readable twin, and the way everywhere else."""
         params = list(self.signature.parameters.values())
         if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
             self._binder = lambda grid, *args, **kwargs: self.run_slow(*args, grid=grid, **kwargs)
@@ -299,9 +301,15 @@ class JITFunction:
 
         namespace["_slow"], namespace["_miss"] = slow, miss
         exec(compile(source, f"<binder of {self.__name__}>", "exec"), namespace)
-        self._binder = namespace["binder"]
-        self._binder.__name__ = self._binder.__qualname__ = self.__name__
-        self._binder.source = source
+        binder = self._binder = namespace["binder"]
+        binder.__name__ = binder.__qualname__ = self.__name__
+        binder.source = source
+        if fast is not None:  # launcher.c binds a hit too; anything else it hands to `binder`
+            from . import driver
+            self._binder = driver.compiled_launcher()[0].Binder(
+                fast, tuple(names), tuple(n in self.constexpr_names for n in names),
+                tuple(p.default if p.default is not p.empty else _MISSING for p in params), tuple(option_names),
+                tuple(LAUNCH_OPTIONS[o] for o in option_names), _MISSING, binder, _INTERPRET)
         return self._binder
     # --8<-- [end:binder]
 

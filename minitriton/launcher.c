@@ -12,6 +12,7 @@
  * Chapter: 09-ptx-driver-cache. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -321,22 +322,13 @@ static PyObject *launch(FastPath *self, Entry *e, PyObject *grid, PyObject **val
 }
 
 // --8<-- [start:fast-call]
-/* fast(grid, constants, *values): the kernel after launching it, or the key on a miss */
-static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    FastPath *self = (FastPath *)callable;
-    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
-        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values) takes no keywords");
-        return NULL;
-    }
-    if (n < 2) {
-        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values)");
-        return NULL;
-    }
+/* Launch the entry of this call's key: the kernel, or on a miss the key (new references). */
+static PyObject *hit_or_key(FastPath *self, PyObject *grid, PyObject *constants, PyObject *const *args,
+                            Py_ssize_t n) {
     PyObject *values[MAX_ARGS];
     uint64_t addresses[MAX_ARGS];
     int has_address[MAX_ARGS];
-    PyObject *key = read_key(self, args[1], args + 2, n - 2, values, addresses, has_address);
+    PyObject *key = read_key(self, constants, args, n, values, addresses, has_address);
     if (key == NULL)
         return NULL;
     PyObject *capsule = PyDict_GetItemWithError(self->table, key);
@@ -347,12 +339,26 @@ static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nar
             Py_DECREF(key);
     } else {
         Py_DECREF(key);
-        result = launch(self, (Entry *)PyCapsule_GetPointer(capsule, NULL), args[0], values, addresses,
+        result = launch(self, (Entry *)PyCapsule_GetPointer(capsule, NULL), grid, values, addresses,
                         has_address);
     }
-    for (Py_ssize_t i = 0; i < n - 2; i++)
+    for (Py_ssize_t i = 0; i < n; i++)
         Py_DECREF(values[i]);
     return result;
+}
+
+/* fast(grid, constants, *values): the kernel after launching it, or the key on a miss */
+static PyObject *fast_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values) takes no keywords");
+        return NULL;
+    }
+    if (n < 2) {
+        PyErr_SetString(PyExc_TypeError, "fast(grid, constants, *values)");
+        return NULL;
+    }
+    return hit_or_key((FastPath *)callable, args[0], args[1], args + 2, n - 2);
 }
 
 // --8<-- [end:fast-call]
@@ -496,20 +502,231 @@ static PyTypeObject FastPathType = {
               "fast path for one @jit function, in C",
 };
 
+/* -------------------------------------------------------------------------- the binder, in C */
+
+/* Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, interpret):
+ * `binder(grid, *args, **kwargs)` for one @jit function. It binds the call to the kernel's parameters
+ * (names, each with its default or `missing`) and launch options as the generated Python binder does,
+ * and calls the fast path with the constants (the constexprs in order, then the options) and the
+ * runtime values. Anything else (a callable grid, a missing or unknown argument, the interpreter
+ * switched on in `interpret`, a key not seen yet) goes to `fallback`, the Python binder. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    FastPath *fast;
+    PyObject *names, *defaults, *missing, *fallback; /* names: the parameters, then the options */
+    Py_ssize_t nparams, nnames;
+    char constexpr[MAX_ARGS];
+    char *interpret;
+} Binder;
+
+static int interpreting(Binder *b) {
+    const char *v = getenv(b->interpret);
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+static Py_ssize_t name_index(Binder *b, PyObject *name) {
+    for (Py_ssize_t i = 0; i < b->nnames; i++)
+        if (PyTuple_GET_ITEM(b->names, i) == name)
+            return i;
+    for (Py_ssize_t i = 0; i < b->nnames; i++) {
+        int same = PyUnicode_Compare(PyTuple_GET_ITEM(b->names, i), name);
+        if (same == 0)
+            return i;
+        if (same == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return -1;
+}
+
+static PyObject *binder_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Binder *b = (Binder *)callable;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *slots[MAX_ARGS * 2], *runtime[MAX_ARGS];
+    Py_ssize_t nconst = b->nnames - b->nparams, nruntime = 0;
+    if (n < 1 || !PyTuple_CheckExact(args[0]) || n - 1 > b->nparams || interpreting(b))
+        goto fallback;
+    for (Py_ssize_t i = 0; i < b->nnames; i++)
+        slots[i] = i < n - 1 ? args[i + 1] : NULL;
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        Py_ssize_t i = name_index(b, PyTuple_GET_ITEM(kwnames, j));
+        if (i < 0 || slots[i] != NULL)
+            goto fallback;
+        slots[i] = args[n + j];
+    }
+    for (Py_ssize_t i = 0; i < b->nnames; i++) {
+        if (slots[i] == NULL)
+            slots[i] = PyTuple_GET_ITEM(b->defaults, i);
+        if (slots[i] == b->missing)
+            goto fallback;
+        if (i < b->nparams && !b->constexpr[i])
+            runtime[nruntime++] = slots[i];
+        else if (i < b->nparams)
+            nconst++;
+    }
+    PyObject *constants = PyTuple_New(nconst);
+    if (constants == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0, c = 0; i < b->nnames; i++)
+        if (i >= b->nparams || b->constexpr[i]) {
+            Py_INCREF(slots[i]);
+            PyTuple_SET_ITEM(constants, c++, slots[i]);
+        }
+    PyObject *result = hit_or_key(b->fast, args[0], constants, runtime, nruntime);
+    Py_DECREF(constants);
+    if (result == NULL || !PyTuple_CheckExact(result))
+        return result;
+    Py_DECREF(result); /* a miss: the Python binder compiles and adds the key */
+fallback:
+    return PyObject_Vectorcall(b->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *binder_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
+    PyObject *fast, *names, *constexpr, *defaults, *options, *option_defaults, *missing, *fallback;
+    const char *interpret;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OOs", &FastPathType, &fast, &PyTuple_Type, &names, &PyTuple_Type,
+                          &constexpr, &PyTuple_Type, &defaults, &PyTuple_Type, &options, &PyTuple_Type,
+                          &option_defaults, &missing, &fallback, &interpret))
+        return NULL;
+    Py_ssize_t nparams = PyTuple_GET_SIZE(names), noptions = PyTuple_GET_SIZE(options);
+    if (nparams > MAX_ARGS || noptions > MAX_ARGS || PyTuple_GET_SIZE(constexpr) != nparams ||
+        PyTuple_GET_SIZE(defaults) != nparams || PyTuple_GET_SIZE(option_defaults) != noptions) {
+        PyErr_SetString(PyExc_ValueError, "one flag and one default per parameter, one default per option");
+        return NULL;
+    }
+    Binder *self = (Binder *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = binder_call;
+    self->names = PySequence_Concat(names, options);
+    self->defaults = PySequence_Concat(defaults, option_defaults);
+    self->interpret = PyMem_Malloc(strlen(interpret) + 1);
+    Py_INCREF(fast); Py_INCREF(missing); Py_INCREF(fallback);
+    self->fast = (FastPath *)fast, self->missing = missing, self->fallback = fallback;
+    self->nparams = nparams, self->nnames = nparams + noptions;
+    Py_ssize_t nruntime = 0;
+    for (Py_ssize_t i = 0; i < nparams; i++) {
+        self->constexpr[i] = PyObject_IsTrue(PyTuple_GET_ITEM(constexpr, i)) == 1;
+        nruntime += !self->constexpr[i];
+    }
+    if (self->names == NULL || self->defaults == NULL || self->interpret == NULL) {
+        Py_DECREF(self);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    strcpy(self->interpret, interpret);
+    if (nruntime != self->fast->nargs) {
+        Py_DECREF(self);
+        PyErr_SetString(PyExc_ValueError, "the fast path takes another number of runtime arguments");
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void binder_dealloc(Binder *self) {
+    Py_XDECREF(self->fast);
+    Py_XDECREF(self->names);
+    Py_XDECREF(self->defaults);
+    Py_XDECREF(self->missing);
+    Py_XDECREF(self->fallback);
+    PyMem_Free(self->interpret);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* binder[grid]: the binder with its grid, called as binder(grid, *args, **kwargs) (kernel[grid](...)). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *binder, *grid;
+} Bound;
+
+static PyObject *bound_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Bound *self = (Bound *)callable;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), total = n + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames));
+    if (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET) { /* the slot before the arguments is ours for the call */
+        PyObject **slots = (PyObject **)args - 1, *saved = slots[0];
+        slots[0] = self->grid;
+        PyObject *result = binder_call(self->binder, slots, n + 1, kwnames);
+        slots[0] = saved;
+        return result;
+    }
+    PyObject *small[2 * MAX_ARGS + 1];
+    PyObject **stack = total < 2 * MAX_ARGS ? small : PyMem_Malloc((total + 1) * sizeof(PyObject *));
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    stack[0] = self->grid;
+    memcpy(stack + 1, args, total * sizeof(PyObject *));
+    PyObject *result = binder_call(self->binder, stack, n + 1, kwnames);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static void bound_dealloc(Bound *self) {
+    Py_XDECREF(self->binder);
+    Py_XDECREF(self->grid);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject BoundType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "minitriton._launcher.Bound",
+    .tp_basicsize = sizeof(Bound),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Bound, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dealloc = (destructor)bound_dealloc,
+    .tp_doc = "binder[grid]: call it with the kernel's arguments",
+};
+
+static PyObject *binder_subscript(PyObject *binder, PyObject *grid) {
+    Bound *self = PyObject_New(Bound, &BoundType);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = bound_call;
+    Py_INCREF(binder); Py_INCREF(grid);
+    self->binder = binder, self->grid = grid;
+    return (PyObject *)self;
+}
+
+static PyMappingMethods binder_mapping = {.mp_subscript = binder_subscript};
+
+static PyMemberDef binder_members[] = {
+    {"fallback", T_OBJECT, offsetof(Binder, fallback), READONLY, "the Python binder, for all but a hit"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject BinderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "minitriton._launcher.Binder",
+    .tp_basicsize = sizeof(Binder),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Binder, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = binder_new,
+    .tp_dealloc = (destructor)binder_dealloc,
+    .tp_members = binder_members,
+    .tp_as_mapping = &binder_mapping,
+    .tp_doc = "Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, "
+              "interpret): binder(grid, *args, **kwargs) of one @jit function, in C",
+};
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_launcher", .m_size = -1};
 
 PyMODINIT_FUNC PyInit__launcher(void) {
     s_data_ptr = PyUnicode_InternFromString("data_ptr");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_get_device = PyUnicode_InternFromString("get_device");
-    if (PyType_Ready(&FastPathType) < 0)
+    if (PyType_Ready(&FastPathType) < 0 || PyType_Ready(&BinderType) < 0 || PyType_Ready(&BoundType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
     Py_INCREF(&FastPathType);
-    if (PyModule_AddObject(m, "FastPath", (PyObject *)&FastPathType) < 0) {
-        Py_DECREF(&FastPathType);
+    Py_INCREF(&BinderType);
+    if (PyModule_AddObject(m, "FastPath", (PyObject *)&FastPathType) < 0 ||
+        PyModule_AddObject(m, "Binder", (PyObject *)&BinderType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -36,9 +36,11 @@ def clock(name, fn, batch=100, rounds=200):
 clock("add_kernel[grid](x, x, x, n, BLOCK_SIZE=1024)", lambda: add_kernel[grid](x, x, x, 1024, BLOCK_SIZE=1024))
 clock("add_kernel.run(..., grid=grid)", lambda: add_kernel.run(x, x, x, 1024, grid=grid, BLOCK_SIZE=1024))
 binder = add_kernel._binder
-print("compiled fast path:", "_fast(grid" in binder.source, driver.compiled_launcher()[1])
-clock("binder(grid, ...)", lambda: binder(grid, x, x, x, 1024, 1024))
-fast = binder.__globals__["_fast"]
+python_binder = getattr(binder, "fallback", binder)
+print("compiled fast path:", "_fast(grid" in python_binder.source, driver.compiled_launcher()[1])
+clock("binder(grid, ...)", lambda: binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
+clock("Python binder(grid, ...)", lambda: python_binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
+fast = python_binder.__globals__["_fast"]
 if fast is not None:
     clock("the compiled fast path alone", lambda: fast(grid, (1024, 4, 3, 1), x, x, x, 1024))
 prepared = k.prepared([0, 1, 2, 3], [x, x, x, 1024]).launch

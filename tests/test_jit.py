@@ -568,5 +568,7 @@ def optional_kernel(x_ptr, y_ptr, n):
 
 def test_the_binder_takes_the_fast_path_asked_for(gpu_path, request):
     scale_kernel[(1,)](CudaArray(0x1000), CudaArray(0x2000), 64, 1.0, BLOCK=32)
-    compiled_path = "_fast(grid" in scale_kernel._binder.source
-    assert compiled_path == (request.node.callspec.params["gpu_path"] == "c")
+    binder = scale_kernel._binder
+    compiled = request.node.callspec.params["gpu_path"] == "c"
+    assert (type(binder).__name__ == "Binder") == compiled  # launcher.c binds a hit itself
+    assert ("_fast(grid" in getattr(binder, "fallback", binder).source) == compiled

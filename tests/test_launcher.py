@@ -172,3 +172,76 @@ def test_the_launcher_can_be_turned_off(monkeypatch):
         assert driver.compiled_launcher() == (None, "MINITRITON_C_LAUNCHER=0")
     finally:
         driver.compiled_launcher.cache_clear()
+
+
+# --- the binder in C ------------------------------------------------------------------------------
+
+MISSING = object()
+
+
+def binder_for(module, fake, monkeypatch):
+    """binder(grid, x, n, BLOCK=64, scale=1.0, *, num_warps=4) in C over a fast path with one entry
+    (x a tensor at 0x1000, n = 17, BLOCK = 64, the rest defaults); the Python binder it falls back to
+    records its calls."""
+    monkeypatch.delenv("MINITRITON_TEST_INTERPRET", raising=False)
+    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "sss")
+    fallbacks = []
+
+    def fallback(grid, *args, **kwargs):
+        fallbacks.append((grid, args, kwargs))
+        return "python"
+    binder = module.Binder(fast, ("x", "n", "BLOCK", "scale"), (False, False, True, False),
+                           (MISSING, MISSING, 64, 1.0), ("num_warps",), (4,), MISSING, fallback,
+                           "MINITRITON_TEST_INTERPRET")
+    key = fast.key((64, 4), Tensor(0x1000), 17, 1.0)
+    fast.add(key, "kernel", 0xF00D, 128, 0, "Pif", (0, 1, 2), lambda: 0, None, None)
+    return binder, fallbacks
+
+
+@pytest.mark.parametrize("call", [
+    lambda b, x: b((2,), x, 17),
+    lambda b, x: b((2,), x, 17, 64, 1.0),
+    lambda b, x: b((2,), x, n=17, BLOCK=64),
+    lambda b, x: b((2,), scale=1.0, num_warps=4, n=17, x=x),
+])
+def test_the_c_binder_binds_a_hit_as_python_would(module, monkeypatch, call):
+    fake = Driver("Pif")
+    binder, fallbacks = binder_for(module, fake, monkeypatch)
+    assert call(binder, Tensor(0x1000)) == "kernel"
+    assert fallbacks == [] and fake.calls[0][1] == (2, 1, 1) and fake.calls[0][5] == [0x1000, 17, 1.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda b, x: b((2,), x),                          # n missing
+    lambda b, x: b((2,), x, 17, 64, 1.0, 5),          # one positional too many
+    lambda b, x: b((2,), x, 17, BLOK=64),             # an unknown keyword
+    lambda b, x: b((2,), x, 17, n=17),                # n twice
+    lambda b, x: b(lambda meta: (2,), x, 17),         # a grid to call with the arguments
+    lambda b, x: b((2,), x, 16),                      # a key not seen yet (16 is divisible by 16)
+    lambda b, x: b((2,), x, 17, num_warps=8),         # another option is another key
+])
+def test_the_c_binder_hands_everything_else_to_the_python_binder(module, monkeypatch, call):
+    fake = Driver("Pif")
+    binder, fallbacks = binder_for(module, fake, monkeypatch)
+    assert call(binder, Tensor(0x1000)) == "python"
+    assert len(fallbacks) == 1 and fake.calls == []
+
+
+def test_the_c_binder_reads_the_interpreter_switch_at_every_call(module, monkeypatch):
+    fake = Driver("Pif")
+    binder, fallbacks = binder_for(module, fake, monkeypatch)
+    for value, way in (("1", "python"), ("0", "kernel"), ("", "kernel"), ("yes", "python")):
+        monkeypatch.setenv("MINITRITON_TEST_INTERPRET", value)
+        assert binder((1,), Tensor(0x1000), 17) == way
+    assert binder.fallback(None) == "python"
+
+
+def test_binder_subscripted_with_a_grid_calls_it_first(module, monkeypatch):
+    fake = Driver("Pif")
+    binder, fallbacks = binder_for(module, fake, monkeypatch)
+    launch = binder[(3, 2)]
+    assert launch(Tensor(0x1000), 17) == "kernel" and fake.calls[0][1] == (3, 2, 1)
+    assert launch(*[Tensor(0x1000), 17]) == "kernel"  # no spare slot before the arguments: copied
+    many = [Tensor(0x1000)] + [17] * 200
+    assert launch(*many) == "python" and fallbacks[0][1] == tuple(many)
+    assert launch(Tensor(0x1000), n=17, BLOCK=64) == "kernel" and len(fake.calls) == 3
