@@ -496,8 +496,12 @@ def run_child(implementation: str, cache: str, kernels: list[str]) -> dict[str, 
     """Run `compile_child` in a new Python with `cache` as both compilers' cache directory."""
     root = str(Path(minitriton.__file__).resolve().parent.parent)
     env = {**os.environ, "MINITRITON_CACHE_DIR": cache, "TRITON_CACHE_DIR": cache, "MINITRITON_CACHE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+           # Python's bytecode is kept beside, as installed packages keep theirs: with
+           # PYTHONDONTWRITEBYTECODE=1 each process would compile every module it imports again
+           "PYTHONPYCACHEPREFIX": os.path.join(cache, "bytecode")}
     env.pop("MINITRITON_INTERPRET", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run([sys.executable, "-c", CHILD_COMMAND, implementation, *kernels], env=env,
                           capture_output=True, text=True, timeout=600)
     result = parse_child_output(done.stdout)

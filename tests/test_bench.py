@@ -378,14 +378,16 @@ def test_compile_child_environment(monkeypatch, tmp_path):
     and this checkout on its path; its marked line is found among other output."""
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     monkeypatch.setenv("MINITRITON_CACHE", "0")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     child = ("import os, sys, json, minitriton; e = os.environ; print('a warning'); "
              f"print({bench.CHILD_MARK!r} + json.dumps({{"
              "'cache': float(e['MINITRITON_CACHE_DIR'] == e['TRITON_CACHE_DIR'] == sys.argv[2]), "
              "'on': float(e['MINITRITON_CACHE'] == '1' and 'MINITRITON_INTERPRET' not in e), "
+             "'bytecode': float(not sys.dont_write_bytecode and sys.pycache_prefix.startswith(sys.argv[2])), "
              "'arguments': float(len(sys.argv))}))")
     monkeypatch.setattr(bench, "CHILD_COMMAND", child)
     assert bench.run_child("minitriton", str(tmp_path), [str(tmp_path)]) == \
-        {"cache": 1.0, "on": 1.0, "arguments": 3.0}
+        {"cache": 1.0, "on": 1.0, "bytecode": 1.0, "arguments": 3.0}
     monkeypatch.setattr(bench, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
     with pytest.raises(RuntimeError, match="exit 1.*no GPU in the child"):
         bench.run_child("triton", str(tmp_path), ["matmul"])
