@@ -441,8 +441,9 @@ def reduce_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr):
     s = tl.sum(x, axis=0)
     tl.static_assert(s.dtype == tl.int32, "narrow integers are summed in 32 bits")
     m = tl.max(x, axis=0)
-    tl.static_assert(m.dtype == tl.int8)
+    tl.static_assert(m.dtype == tl.int32, "narrow integers are compared in 32 bits")
     v, i = tl.max(x, axis=0, return_indices=True)
+    tl.static_assert(v.dtype == tl.int8, "with the indices, the values keep their type")
     tl.store(out_ptr, s)
     tl.store(out_ptr + 1, m)
     tl.store(out_ptr + 2, v)
@@ -455,6 +456,28 @@ def test_reduce_result_dtypes_and_return_indices():
     out = np.zeros(5, np.int32)
     reduce_dtype_kernel[(1,)](x, out, N=8)
     assert list(out) == [int(x.astype(np.int32).sum()), 100, 100, 0, int(x.sum(dtype=np.int8))]
+
+
+@triton.jit
+def float_reduce_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr, DT: tl.constexpr, WIDE: tl.constexpr):
+    """The result types Triton 3.6 gives reductions of fp16 (WIDE: fp16) and bf16 (WIDE: fp32)."""
+    x = tl.load(x_ptr + tl.arange(0, N)).to(DT)
+    tl.static_assert(tl.max(x, axis=0).dtype == tl.float32 and tl.min(x, axis=0).dtype == tl.float32)
+    tl.static_assert(tl.max(x, axis=0, keep_dims=True).dtype == tl.float32)
+    tl.static_assert(tl.sum(x, axis=0).dtype == DT)
+    v, i = tl.max(x, axis=0, return_indices=True)
+    tl.static_assert(v.dtype == WIDE and i.dtype == tl.int32 and tl.cumsum(x, 0).dtype == WIDE)
+    shifted = x - tl.max(x, axis=0)
+    tl.static_assert(shifted.dtype == tl.float32)  # a 16-bit float minus an fp32 one is fp32
+    tl.store(out_ptr + tl.arange(0, N), shifted)
+
+
+@pytest.mark.parametrize("dtype, wide", [(tl.float16, tl.float16), (tl.bfloat16, tl.float32)])
+def test_reductions_of_16_bit_floats_have_tritons_types(dtype, wide):
+    x = np.array([1.0, 3.0, -2.0, 0.5, 3.0, 2.0, 1.0, 0.0], np.float32)
+    out = np.full(8, np.nan, np.float32)
+    float_reduce_dtype_kernel[(1,)](x, out, N=8, DT=dtype, WIDE=wide)
+    assert list(out) == list(x - 3.0)
 
 
 def test_argmax_first_index_among_ties():

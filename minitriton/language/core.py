@@ -377,18 +377,23 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
 # --8<-- [end:reductions]
 
 
+def _extremum(kind: str, input, axis, return_indices, keep_dims):
+    """max or min as Triton 3 has them: fp16/bf16 compared (and returned) as fp32 and narrow
+    integers as int32; with the indices, only bf16 is widened."""
+    if _unwrap(return_indices):
+        x = tensor(semantic.promoted_bf16(_value(input)))
+        return _reduce(kind)(x, axis, keep_dims), _reduce("arg" + kind)(x, axis, keep_dims)
+    return _reduce(kind)(tensor(semantic.extremum_dtype(_value(input))), axis, keep_dims)
+
+
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    if _unwrap(return_indices):
-        return _reduce("max")(input, axis, keep_dims), _reduce("argmax")(input, axis, keep_dims)
-    return _reduce("max")(input, axis, keep_dims)
+    return _extremum("max", input, axis, return_indices, keep_dims)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    if _unwrap(return_indices):
-        return _reduce("min")(input, axis, keep_dims), _reduce("argmin")(input, axis, keep_dims)
-    return _reduce("min")(input, axis, keep_dims)
+    return _extremum("min", input, axis, return_indices, keep_dims)
 
 
 @builtin
@@ -440,14 +445,15 @@ def _scan(x, axis, kind: str, reverse) -> tensor:
 
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
-    """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum."""
+    """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum, and bf16 in fp32."""
     dtype = None if _unwrap(dtype) is None else _dtype(dtype)
-    return _scan(tensor(semantic.sum_dtype(_value(input), dtype)), axis, "sum", reverse)
+    x = semantic.promoted_bf16(_value(input)) if dtype is None else _value(input)
+    return _scan(tensor(semantic.sum_dtype(x, dtype)), axis, "sum", reverse)
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False) -> tensor:
-    return _scan(input, axis, "prod", reverse)
+    return _scan(tensor(semantic.promoted_bf16(_value(input))), axis, "prod", reverse)
 
 
 @builtin

@@ -408,6 +408,19 @@ def sum_dtype(x: Value, dtype: DType | None) -> Value:
     return x if dtype is None else cast(x, dtype)
 
 
+def promoted_bf16(x: Value) -> Value:
+    """bf16 as fp32, as Triton reads it in scans and in max/min with indices."""
+    return cast(x, ir.float32) if x.dtype.is_bf16() else x
+
+
+def extremum_dtype(x: Value) -> Value:
+    """What `tl.max` and `tl.min` (without indices) compare in, as in Triton: fp32 for narrower
+    floats, int32 for narrower integers."""
+    if x.dtype.bits >= 32:
+        return x
+    return cast(x, ir.float32 if x.dtype.is_floating() else ir.int32)
+
+
 # --8<-- [start:reduce]
 def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
     """Reduce along `axis` (all axes when None), in the dtype of `x`."""
