@@ -541,6 +541,7 @@ static Py_ssize_t name_index(Binder *b, PyObject *name) {
     return -1;
 }
 
+// --8<-- [start:binder]
 static PyObject *binder_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Binder *b = (Binder *)callable;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
@@ -582,6 +583,7 @@ static PyObject *binder_call(PyObject *callable, PyObject *const *args, size_t n
 fallback:
     return PyObject_Vectorcall(b->fallback, args, nargsf, kwnames);
 }
+// --8<-- [end:binder]
 
 static PyObject *binder_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
     PyObject *fast, *names, *constexpr, *defaults, *options, *option_defaults, *missing, *fallback;
