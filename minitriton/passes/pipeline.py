@@ -59,12 +59,14 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
             continue
         if not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
             continue
-        user, run = used_by[0], _run(op.operands[0])
-        if user.name == "convert_layout" and ldmatrix_operand(user) is not None and run >= 2:
-            found.append((op, user, ldmatrix_operand(user)))
+        user = used_by[0]
+        if user.name == "convert_layout":
+            shared = ldmatrix_operand(user)
+            if shared is not None and _run(op.operands[0]) >= 2:  # cp.async copies 4 bytes or more
+                found.append((op, user, shared))
         elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
             shared = _fma_ring(user, user.operands.index(op.result))
-            if shared is not None and run * op.result.dtype.bits >= 32:
+            if shared is not None:
                 fma.setdefault(id(user), []).append((op, user, shared))
     return found + [pair for pairs in fma.values() if len(pairs) == 2 for pair in pairs]
 
