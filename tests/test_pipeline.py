@@ -81,13 +81,13 @@ def test_one_stage_means_no_pipelining():
 
 
 @triton.jit
-def other_not_zero(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+def other_not_zero(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, PRECISION: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
     for k in range(0, K, BLOCK):
         a = tl.load(a_ptr + offs[:, None] * K + k + offs[None, :], mask=k + offs[None, :] < K, other=1.0)
         b = tl.load(b_ptr + (k + offs[:, None]) * BLOCK + offs[None, :])
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
 
 
@@ -95,7 +95,7 @@ def test_a_load_with_a_nonzero_other_is_not_copied_asynchronously():
     """cp.async fills masked elements with zeros, so only a zero (or absent) `other` may be pipelined."""
     a, b = aligned((64, 256), np.float16), aligned((256, 64), np.float16)
     c = aligned((64, 64), np.float32)
-    fn = laid_out(other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64))
+    fn = laid_out(other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64, PRECISION="tf32"))
     fn = pipeline(fn, 3)
     copied = [op for op in fn.walk() if op.name == "async_load"]
     assert len(copied) == 3  # B only: two copies in the prologue, one in the loop (A would add three)
@@ -175,19 +175,9 @@ def test_a_dot_on_cuda_cores_reads_both_operands_from_rings():
     assert sorted(fn.attrs["shared_buffers"].values()) == [3 * 32 * 64 * 4, 3 * 128 * 32 * 4]
 
 
-@triton.jit
-def fp32_other_not_zero(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
-    for k in range(0, K, BLOCK):
-        a = tl.load(a_ptr + offs[:, None] * K + k + offs[None, :], mask=k + offs[None, :] < K, other=1.0)
-        b = tl.load(b_ptr + (k + offs[:, None]) * BLOCK + offs[None, :])
-        acc = tl.dot(a, b, acc, input_precision="ieee")
-    tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
-
-
 def test_a_dot_on_cuda_cores_pipelines_both_operands_or_neither():
     a, b, c = aligned((64, 256), np.float32), aligned((256, 64), np.float32), aligned((64, 64), np.float32)
-    fn = laid_out(fp32_other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64), arch="sm_90a")
+    fn = laid_out(other_not_zero, dict(a_ptr=a, b_ptr=b, c_ptr=c, K=256), dict(BLOCK=64, PRECISION="ieee"),
+                  arch="sm_90a")
     fn = pipeline(fn, 3)
     assert not any(op.name.startswith("async") or op.name == "local_read" for op in fn.walk())
