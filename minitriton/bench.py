@@ -11,8 +11,9 @@ Not a stage of the compiler: it measures what the whole pipeline produces. Five 
 
 Every implementation's result is first checked against a float64 reference on fresh random inputs,
 into a NaN-poisoned output; one that is wrong is reported and never timed. Times are medians from
-`testing.do_bench` (CUDA events; the L2 cache is flushed before every run, so inputs that would fit
-in it are read from memory all the same). Triton runs the very same kernel sources: `twin()` compiles
+`testing.do_bench_interleaved` (CUDA events; the L2 cache is flushed before every run, so inputs that
+would fit in it are read from memory all the same): the implementations at one point take turns run
+by run on the same inputs, so a drift of the GPU's speed during the run moves all of them alike. Triton runs the very same kernel sources: `twin()` compiles
 each minitriton kernel's own lines again with `triton.jit`. Results are GB/s or TFLOP/s, with
 minitriton's ratio to every other implementation measured in the same run; they go to
 `<out>/<bench>.csv` and `<out>/<bench>.png`, and a table with the GPU's name ends the output.
@@ -41,7 +42,7 @@ import minitriton.language as tl
 
 from . import cdiv, next_power_of_2
 from .jit import JITFunction
-from .testing import Line, do_bench, format_table, plot_bars, plot_lines, relative_error, write_csv
+from .testing import Line, do_bench_interleaved, format_table, plot_bars, plot_lines, relative_error, write_csv
 
 BENCHMARKS = ("vector_add", "softmax", "matmul", "launch", "compile")
 
@@ -218,6 +219,18 @@ CSV_HEADER = ["gpu", *(f.name for f in fields(Measurement))]
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One implementation to check and time at a point: `run(*inputs)` returns its result,
+    `reference(*inputs)` the float64 truth, and one run moves or computes `amount` bytes or flops."""
+
+    implementation: str
+    run: Callable
+    reference: Callable
+    amount: float
+    note: str = ""  # the block configuration
+
+
+@dataclass(frozen=True)
 class Point:
     """Where a sweep is: which benchmark, case and size, the dtype its result is stored in (which
     sets the tolerance), and the unit its rate is given in."""
@@ -266,29 +279,38 @@ class Session:
         return measurement
 
     # --8<-- [start:measure]
-    def measure(self, point: Point, implementation: str, run: Callable, fresh: Callable,
-                reference: Callable, amount: float, note: str = "") -> None:
-        """Check `run(*fresh())` against `reference` of the same inputs; if right, time it on other
-        fresh inputs and record `amount` (bytes or flops) per second."""
-        where = (f"{point.bench} {point.case} {format_x(point.bench, point.x)}: {implementation}"
-                 f"{f' [{note}]' if note else ''}")
+    def measure(self, point: Point, candidates: list[Candidate], fresh: Callable) -> None:
+        """Check each candidate's `run(*fresh())` against its `reference` of the same inputs; time
+        the ones that are right together, taking turns on one more set of fresh inputs, and record
+        each one's `amount` (bytes or flops) per second."""
         tolerance = TOLERANCE[point.dtype]
-        try:
-            args = fresh()
-            error = relative_error(run(*args), reference(*args))
-            del args
-            if not error <= tolerance:
-                self.record(point, implementation, error=error, status="WRONG", note=note)
-                progress(f"{where}: WRONG, relative error {error:.1e} > {tolerance:.0e}; not timed")
-                return
-            args = fresh()
-            ms = do_bench(lambda: run(*args), return_mode="median")
-        except Exception as e:
-            self.failed(point, implementation, note, e, where)
+        right = []
+        for c in candidates:
+            try:
+                args = fresh()
+                error = relative_error(c.run(*args), c.reference(*args))
+                del args
+            except Exception as e:
+                self.failed(point, c.implementation, c.note, e, where(point, c))
+                continue
+            if error <= tolerance:
+                right.append((c, error))
+            else:
+                self.record(point, c.implementation, error=error, status="WRONG", note=c.note)
+                progress(f"{where(point, c)}: WRONG, relative error {error:.1e} > {tolerance:.0e}; not timed")
+        if not right:
             return
-        value = amount / (ms * 1e-3) / UNIT_SCALE[point.unit]
-        self.record(point, implementation, ms=ms, value=value, error=error, status="ok", note=note)
-        progress(f"{where}: {ms:.4f} ms = {value:.4g} {point.unit} (error {error:.1e})")
+        args = fresh()
+        try:
+            times = do_bench_interleaved([functools.partial(c.run, *args) for c, _ in right])
+        except Exception as e:
+            for c, _ in right:
+                self.failed(point, c.implementation, c.note, e, where(point, c))
+            return
+        for (c, error), ms in zip(right, times):
+            value = c.amount / (ms * 1e-3) / UNIT_SCALE[point.unit]
+            self.record(point, c.implementation, ms=ms, value=value, error=error, status="ok", note=c.note)
+            progress(f"{where(point, c)}: {ms:.4f} ms = {value:.4g} {point.unit} (error {error:.1e})")
     # --8<-- [end:measure]
 
     def failed(self, point: Point, implementation: str, note: str, error: Exception, where: str) -> None:
@@ -299,6 +321,12 @@ class Session:
             self.torch.cuda.synchronize()
         except Exception:
             raise ContextLost(f"{where}: {reason}") from error
+
+
+def where(point: Point, c: Candidate) -> str:
+    """What a progress line is about: `softmax fp32 4096x1024: triton`, and the config if any."""
+    return (f"{point.bench} {point.case} {format_x(point.bench, point.x)}: {c.implementation}"
+            f"{f' [{c.note}]' if c.note else ''}")
 
 
 def progress(text: str) -> None:
@@ -320,13 +348,19 @@ def run_vector_add(s: Session) -> None:
         def total(x, y, out):
             return x.double() + y.double()
 
-        for implementation, kernels in s.kernels().items():
-            def add(x, y, out, kernel=kernels["add"]):
+        def add(kernel):
+            def run(x, y, out):
                 kernel[grid](x, y, out, n, BLOCK_SIZE=ADD_BLOCK)
                 return out
-            s.measure(point, implementation, add, fresh, total, 3 * 4 * n)
-        s.measure(point, TORCH, lambda x, y, out: torch.add(x, y, out=out), fresh, total, 3 * 4 * n)
-        s.measure(point, COPY, lambda x, y, out: out.copy_(x), fresh, lambda x, y, out: x.double(), 2 * 4 * n)
+            return run
+
+        moved = 3 * 4 * n
+        s.measure(point, [*(Candidate(name, add(kernels["add"]), total, moved)
+                            for name, kernels in s.kernels().items()),
+                          Candidate(TORCH, lambda x, y, out: torch.add(x, y, out=out), total, moved),
+                          Candidate(COPY, lambda x, y, out: out.copy_(x), lambda x, y, out: x.double(),
+                                    2 * 4 * n)],
+                  fresh)
 
 
 def run_softmax(s: Session) -> None:
@@ -344,15 +378,19 @@ def run_softmax(s: Session) -> None:
             def reference(x, y):
                 return torch.softmax(x.double(), dim=-1)
 
-            for implementation, kernels in s.kernels().items():
-                # One program per row for both compilers (4096 rows fill the GPU); the tutorial
-                # sizes a persistent grid from each compiler's register report instead.
-                def softmax(x, y, kernel=kernels["softmax"]):
+            # One program per row for both compilers (4096 rows fill the GPU); the tutorial sizes a
+            # persistent grid from each compiler's register report instead.
+            def softmax(kernel):
+                def run(x, y):
                     kernel[(SOFTMAX_ROWS,)](y, x, x.stride(0), y.stride(0), SOFTMAX_ROWS, cols,
                                             BLOCK_SIZE=block, num_stages=2, num_warps=softmax_warps(block))
                     return y
-                s.measure(point, implementation, softmax, fresh, reference, moved)
-            s.measure(point, TORCH, lambda x, y: torch.softmax(x, dim=-1), fresh, reference, moved)
+                return run
+
+            s.measure(point, [*(Candidate(name, softmax(kernels["softmax"]), reference, moved)
+                                for name, kernels in s.kernels().items()),
+                              Candidate(TORCH, lambda x, y: torch.softmax(x, dim=-1), reference, moved)],
+                      fresh)
 
 
 def matmul_launch(kernel, config: dict, precision: str | None) -> Callable:
@@ -391,11 +429,11 @@ def run_matmul(s: Session) -> None:
             return a.double() @ b.double()
 
         flops = 2 * size**3
-        for implementation, kernels in s.kernels().items():
-            for config in matmul_configs():
-                s.measure(point, implementation, matmul_launch(kernels["matmul"], config, precision), fresh,
-                          reference, flops, note=config_label(config))
-        s.measure(point, CUBLAS, lambda a, b, c: torch.matmul(a, b), fresh, reference, flops)
+        s.measure(point, [*(Candidate(name, matmul_launch(kernels["matmul"], config, precision), reference, flops,
+                                      note=config_label(config))
+                            for name, kernels in s.kernels().items() for config in matmul_configs()),
+                          Candidate(CUBLAS, lambda a, b, c: torch.matmul(a, b), reference, flops)],
+                  fresh)
 
 
 def use_ieee_fp32_matmuls(torch) -> None:

@@ -141,6 +141,48 @@ def test_do_bench_on_the_host_clock(monkeypatch):
     assert 1.9 <= low <= high
 
 
+def test_do_bench_interleaved_takes_turns(monkeypatch):
+    """Several functions timed together: after their warm-up they take turns run by run, and each
+    gets its own time. From one round to the next a function's run moves by an odd number of runs:
+    two functions swap places each round, three keep their order."""
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    calls = []
+
+    def sleeper(name, seconds):
+        def run():
+            calls.append(name)
+            time.sleep(seconds)
+        return run
+
+    short, long = testing.do_bench_interleaved([sleeper("a", 0.001), sleeper("b", 0.004)], warmup=0, rep=25,
+                                               return_mode="median")
+    assert 0.9 <= short < 3.5 <= long < 12, (short, long)
+    assert calls[:14] == ["a", "b"] + ["a"] * 5 + ["b"] * 5 + ["a", "b"], \
+        "a first call each, five each to estimate, a warm-up round"
+    timed = calls[14:]
+    assert len(timed) >= 4 and timed == ["a", "b", "b", "a"] * (len(timed) // 4) + ["a", "b"] * (len(timed) % 4 // 2)
+    calls.clear()
+    testing.do_bench_interleaved([sleeper(name, 0.001) for name in "abc"], warmup=0, rep=6)
+    timed = calls[3 + 15 + 3:]
+    assert len(timed) >= 9 and timed == ["a", "b", "c"] * (len(timed) // 3)
+    with pytest.raises(ValueError, match="return_mode"):
+        testing.do_bench_interleaved([sleeper("a", 0)], return_mode="average")
+
+
+def test_pair_median_is_steady_on_alternating_times():
+    """Times that alternate between two levels, with a few outliers: the plain median jumps to the
+    level that has one sample more; the median of pairs stays between them."""
+    low, high = [7.65] * 50, [8.05] * 50
+    alternating = [t for pair in zip(high, low) for t in pair]
+    assert testing.pair_median(alternating) == pytest.approx(7.85)
+    one_more_high = alternating[:-1] + [8.05, 8.05, 7.65]
+    assert np.median(one_more_high) == 8.05, "the plain median takes a side"
+    assert testing.pair_median(one_more_high) == pytest.approx(7.85)
+    assert testing.pair_median(alternating[:20] + [50.0, 7.65] + alternating[22:]) == pytest.approx(7.85)
+    assert testing.summarize(alternating, None, "pair_median") == pytest.approx(7.85)
+    assert testing.pair_median([3.0]) == 3.0
+
+
 def test_do_bench_resets_gradients(monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     tensor = SimpleNamespace(grad="stale")
@@ -348,10 +390,10 @@ def test_measure_checks_before_timing(monkeypatch, capsys):
     def raising(x, y, out):
         raise MemoryError("too big")
 
-    session.measure(point, "right", right, fresh, total, 12_000)
-    session.measure(point, "half", half_written, fresh, total, 12_000)
-    session.measure(point, "raises", raising, fresh, total, 12_000, note="cfg")
-    ok, wrong, error = session.measurements
+    session.measure(point, [bench.Candidate("right", right, total, 12_000),
+                            bench.Candidate("half", half_written, total, 12_000),
+                            bench.Candidate("raises", raising, total, 12_000, note="cfg")], fresh)
+    wrong, error, ok = session.measurements  # failures are recorded as found, the timed at the end
     assert ok.status == "ok" and ok.ms > 0 and math.isclose(ok.value, 12_000 / (ok.ms * 1e-3) / 1e9)
     assert wrong.status == "WRONG" and wrong.error == math.inf and wrong.ms is None
     assert calls == [1], "a wrong kernel is never timed"
@@ -370,7 +412,7 @@ def test_a_lost_context_stops_the_run(monkeypatch):
     session = bench.Session(SimpleNamespace(cuda=SimpleNamespace(synchronize=broken)), quick=True, gpu=GPU)
     point = bench.Point("vector_add", "fp32", 10, "fp32", "GB/s")
     with pytest.raises(bench.ContextLost, match="illegal memory access"):
-        session.measure(point, "x", lambda: broken(), lambda: (), lambda: None, 1)
+        session.measure(point, [bench.Candidate("x", lambda: broken(), lambda: None, 1)], lambda: ())
 
 
 def test_compile_child_environment(monkeypatch, tmp_path):
