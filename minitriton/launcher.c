@@ -714,21 +714,99 @@ static PyTypeObject BinderType = {
               "interpret): binder(grid, *args, **kwargs) of one @jit function, in C",
 };
 
+/* -------------------------------------------------------------------------- kernel[grid], in C */
+
+/* Subscript(fallback): JITFunction.__getitem__ in C, put on the class once this module is loaded.
+ * kernel[grid] reads the kernel's `_binder` and, where it is a Binder, returns binder[grid] without
+ * a Python frame; anything else (no binder yet, the Python binder) goes to `fallback`, the Python
+ * __getitem__. As a method descriptor it is called with (kernel, grid), no bound method made. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback;
+} Subscript;
+
+static PyObject *s_binder;
+
+static PyObject *subscript_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    if (PyVectorcall_NARGS(nargsf) == 2 && kwnames == NULL) {
+        PyObject *binder = PyObject_GetAttr(args[0], s_binder);
+        if (binder == NULL)
+            PyErr_Clear(); /* not made yet: the fallback makes it */
+        else if (Py_IS_TYPE(binder, &BinderType)) {
+            PyObject *bound = binder_subscript(binder, args[1]);
+            Py_DECREF(binder);
+            return bound;
+        } else
+            Py_DECREF(binder);
+    }
+    return PyObject_Vectorcall(((Subscript *)callable)->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *subscript_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type)) {
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *subscript_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
+    PyObject *fallback;
+    if (!PyArg_ParseTuple(args, "O", &fallback))
+        return NULL;
+    Subscript *self = (Subscript *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = subscript_call;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    return (PyObject *)self;
+}
+
+static void subscript_dealloc(Subscript *self) {
+    Py_XDECREF(self->fallback);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef subscript_members[] = {
+    {"fallback", T_OBJECT, offsetof(Subscript, fallback), READONLY, "the Python __getitem__"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject SubscriptType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "minitriton._launcher.Subscript",
+    .tp_basicsize = sizeof(Subscript),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(Subscript, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = subscript_get,
+    .tp_new = subscript_new,
+    .tp_dealloc = (destructor)subscript_dealloc,
+    .tp_members = subscript_members,
+    .tp_doc = "Subscript(fallback): JITFunction.__getitem__ in C; kernel[grid] is binder[grid]",
+};
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_launcher", .m_size = -1};
 
 PyMODINIT_FUNC PyInit__launcher(void) {
     s_data_ptr = PyUnicode_InternFromString("data_ptr");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_get_device = PyUnicode_InternFromString("get_device");
-    if (PyType_Ready(&FastPathType) < 0 || PyType_Ready(&BinderType) < 0 || PyType_Ready(&BoundType) < 0)
+    s_binder = PyUnicode_InternFromString("_binder");
+    if (PyType_Ready(&FastPathType) < 0 || PyType_Ready(&BinderType) < 0 || PyType_Ready(&BoundType) < 0 ||
+        PyType_Ready(&SubscriptType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
     Py_INCREF(&FastPathType);
     Py_INCREF(&BinderType);
+    Py_INCREF(&SubscriptType);
     if (PyModule_AddObject(m, "FastPath", (PyObject *)&FastPathType) < 0 ||
-        PyModule_AddObject(m, "Binder", (PyObject *)&BinderType) < 0) {
+        PyModule_AddObject(m, "Binder", (PyObject *)&BinderType) < 0 ||
+        PyModule_AddObject(m, "Subscript", (PyObject *)&SubscriptType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -572,3 +572,7 @@ def test_the_binder_takes_the_fast_path_asked_for(gpu_path, request):
     compiled = request.node.callspec.params["gpu_path"] == "c"
     assert (type(binder).__name__ == "Binder") == compiled  # launcher.c binds a hit itself
     assert ("_fast(grid" in getattr(binder, "fallback", binder).source) == compiled
+    # kernel[grid] is the compiled binder with its grid, or the Python one's partial
+    assert type(scale_kernel[(1,)]).__name__ == ("Bound" if compiled else "partial")
+    if compiled:
+        assert type(triton.JITFunction.__dict__["__getitem__"]).__name__ == "Subscript"

@@ -245,3 +245,29 @@ def test_binder_subscripted_with_a_grid_calls_it_first(module, monkeypatch):
     many = [Tensor(0x1000)] + [17] * 200
     assert launch(*many) == "python" and fallbacks[0][1] == tuple(many)
     assert launch(Tensor(0x1000), n=17, BLOCK=64) == "kernel" and len(fake.calls) == 3
+
+
+def test_subscript_is_the_binders_subscript_in_c(module, monkeypatch):
+    """JITFunction.__getitem__ in C: binder[grid] where the instance's `_binder` is a compiled
+    Binder, else the Python __getitem__ it was made with (also when there is no binder yet)."""
+    fake = Driver("Pif")
+    binder, fallbacks = binder_for(module, fake, monkeypatch)
+    slow = []
+
+    class Kernel:
+        def python_getitem(self, grid):
+            slow.append(grid)
+            return "python getitem"
+        __getitem__ = module.Subscript(python_getitem)
+
+    kernel = Kernel()
+    assert kernel[(2,)] == "python getitem" and slow == [(2,)], "no binder yet"
+    kernel._binder = lambda grid, *args: None
+    assert kernel[(3,)] == "python getitem" and slow == [(2,), (3,)], "the binder in Python"
+    kernel._binder = binder
+    launch = kernel[(4, 2)]
+    assert type(launch).__name__ == "Bound" and len(slow) == 2
+    assert launch(Tensor(0x1000), 17) == "kernel" and fake.calls[0][1] == (4, 2, 1)
+    assert kernel.__getitem__((5,))(Tensor(0x1000), 17) == "kernel" and fake.calls[1][1] == (5, 1, 1)
+    assert Kernel.__dict__["__getitem__"] is Kernel.__getitem__ and Kernel.__getitem__.fallback is Kernel.python_getitem
+    assert Kernel.__getitem__(kernel, (6,))(Tensor(0x1000), 17) == "kernel"
