@@ -209,6 +209,7 @@ def summarize(times: Sequence[float], quantiles: Sequence[float] | None = None, 
     return float(getattr(np, return_mode)(values))
 
 
+# --8<-- [start:pair_median]
 def pair_median(times: Sequence[float]) -> float:
     """The median of the means of consecutive pairs of times (a lone last time is left out).
 
@@ -222,6 +223,7 @@ def pair_median(times: Sequence[float]) -> float:
         return float(values.mean())
     pairs = len(values) // 2
     return float(np.median(values[:2 * pairs].reshape(pairs, 2).mean(axis=1)))
+# --8<-- [end:pair_median]
 
 
 # ----------------------------------------------------------------------------- checking results
