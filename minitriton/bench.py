@@ -10,13 +10,15 @@ Not a stage of the compiler: it measures what the whole pipeline produces. Five 
 - `compile`: the matmul kernel's cold compile in a new process, and its load from the disk cache.
 
 Every implementation's result is first checked against a float64 reference on fresh random inputs,
-into a NaN-poisoned output; one that is wrong is reported and never timed. Times are medians from
-`testing.do_bench_interleaved` (CUDA events; the L2 cache is flushed before every run, so inputs that
-would fit in it are read from memory all the same): the implementations at one point take turns run
-by run on the same inputs, so a drift of the GPU's speed during the run moves all of them alike. Triton runs the very same kernel sources: `twin()` compiles
-each minitriton kernel's own lines again with `triton.jit`. Results are GB/s or TFLOP/s, with
-minitriton's ratio to every other implementation measured in the same run; they go to
-`<out>/<bench>.csv` and `<out>/<bench>.png`, and a table with the GPU's name ends the output.
+into a NaN-poisoned output; one that is wrong is reported and never timed. The implementations at
+one point are then timed together, run by run on the same inputs, by `testing.do_bench_interleaved`
+(CUDA events; the L2 cache is flushed before every run, so inputs that would fit in it are read
+from memory all the same), and each gets the median of the means of pairs of its runs: a drift or
+an alternation of the GPU's speed falls on all of them alike. Triton runs the very same kernel
+sources: `twin()` compiles each minitriton kernel's own lines again with `triton.jit`. Results are
+GB/s or TFLOP/s, with minitriton's ratio to every other implementation measured in the same run;
+they go to `<out>/<bench>.csv` and `<out>/<bench>.png`, and a table with the GPU's name ends the
+output.
 Chapter: 10-performance.
 """
 from __future__ import annotations
@@ -42,7 +44,8 @@ import minitriton.language as tl
 
 from . import cdiv, next_power_of_2
 from .jit import JITFunction
-from .testing import Line, do_bench_interleaved, format_table, plot_bars, plot_lines, relative_error, write_csv
+from .testing import (Line, do_bench_interleaved, format_table, plot_bars, plot_lines, relative_error,
+                      write_csv)
 
 BENCHMARKS = ("vector_add", "softmax", "matmul", "launch", "compile")
 
@@ -432,8 +435,8 @@ def run_matmul(s: Session) -> None:
             return a.double() @ b.double()
 
         flops = 2 * size**3
-        s.measure(point, [*(Candidate(name, matmul_launch(kernels["matmul"], config, precision), reference, flops,
-                                      note=config_label(config))
+        s.measure(point, [*(Candidate(name, matmul_launch(kernels["matmul"], config, precision), reference,
+                                      flops, note=config_label(config))
                             for name, kernels in s.kernels().items() for config in matmul_configs()),
                           Candidate(CUBLAS, lambda a, b, c: torch.matmul(a, b), reference, flops)],
                   fresh)
