@@ -117,8 +117,9 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, grad_t
     that estimate come the number of warm-up runs (filling `warmup` ms) and of timed runs (filling
     `rep` ms). The L2 cache is flushed before every timed run, outside the timed region. The result
     is the `quantiles` of the times if given, else their `return_mode`: "mean" (as Triton's default),
-    "median", "min", "max", "pair_median" (see `pair_median`) or "all" (the list). `grad_to_none`: tensors whose `.grad` is reset
-    before each run. Under MINITRITON_INTERPRET=1 the host's clock times the interpreter instead.
+    "median", "min", "max", "pair_median" (see `pair_median`) or "all" (the list). `grad_to_none`:
+    tensors whose `.grad` is reset before each run. Under MINITRITON_INTERPRET=1 the host's clock
+    times the interpreter instead.
     """
     return do_bench_interleaved([fn], warmup, rep, grad_to_none, quantiles, return_mode)[0]
 
