@@ -23,13 +23,18 @@ SIGNATURE = ["ptr", "ptr", "int32", "int32", "int32", "int32"]
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 
 
+def with_reqntid(ptx: str, threads: int) -> str:
+    """The kernel's PTX declaring its block size (`.reqntid`), as Triton's does."""
+    header_end = ptx.index("{", ptx.index(".entry"))
+    return ptx[:header_end] + f".reqntid {threads}\n" + ptx[header_end:]
+
+
 def variants_of(ptx: str, threads: int) -> dict[str, str]:
     """PTX edits, one guess each."""
-    header_end = ptx.index("{", ptx.index(".entry"))
     first_barrier = ptx.index("bar.sync", ptx.index("$L__BB0_2:"))
     return {
         "as compiled": ptx,
-        f".reqntid {threads}": ptx[:header_end] + f".reqntid {threads}\n" + ptx[header_end:],
+        f".reqntid {threads}": with_reqntid(ptx, threads),
         "no loop-top barrier": ptx[:first_barrier] + "// " + ptx[first_barrier:],
         "st.global.cs": ptx.replace("st.global.v4", "st.global.cs.v4"),
         "ld.global.nc": ptx.replace("ld.global.v4", "ld.global.nc.v4"),

@@ -15,6 +15,7 @@ from minitriton import driver
 from minitriton.bench import triton_kernels
 from minitriton.examples.tutorials import add_kernel
 from minitriton.testing import CudaClock, do_bench_interleaved, pair_median, time_runs
+from softmax_probe import with_reqntid  # scripts/ is on the path when a script runs
 
 N = 1 << 20
 BLOCK = 1024
@@ -29,11 +30,6 @@ def hand_loaded(ptx: str, name: str, signature: list[str], args: tuple):
     return lambda: launch(GRID, 128, 0, stream, *args)
 
 
-def with_reqntid(ptx: str) -> str:
-    header_end = ptx.index("{", ptx.index(".entry"))
-    return ptx[:header_end] + ".reqntid 128\n" + ptx[header_end:]
-
-
 def main() -> None:
     print(torch.cuda.get_device_name(), flush=True)
     triton = triton_kernels()["add"]
@@ -45,7 +41,7 @@ def main() -> None:
     runs = {
         "mt jit": lambda: add_kernel[GRID](x, y, out, N, BLOCK_SIZE=BLOCK),
         "mt ptx, hand-loaded": hand_loaded(mine.asm["ptx"], mine.name, plain, args),
-        "mt ptx + .reqntid 128": hand_loaded(with_reqntid(mine.asm["ptx"]), mine.name, plain, args),
+        "mt ptx + .reqntid 128": hand_loaded(with_reqntid(mine.asm["ptx"], 128), mine.name, plain, args),
         # Triton's kernels take two scratch pointers more, null when they need no scratch
         "triton ptx, minitriton launch": hand_loaded(theirs.asm["ptx"], theirs.name, plain + ["ptr", "ptr"],
                                                      args + (0, 0)),
