@@ -1,6 +1,5 @@
 """minitriton: a staged, readable Triton-style GPU JIT compiler. `import minitriton as triton`."""
-__version__ = "0.1.0"
-
+from .version import __version__  # noqa: F401
 from . import language, testing  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
 from .jit import JITFunction, jit  # noqa: F401,E402

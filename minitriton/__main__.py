@@ -20,9 +20,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import cdiv, ir
+from . import bench, cdiv, driver, ir
 from .errors import CompilationError
-from .jit import JITFunction
+from .examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
+from .jit import JITFunction, interpreting
 
 GPU_TARGET = "sm_90"  # what the CPU-only demo and `show` compile for: the H100/H200 generation
 
@@ -48,8 +49,6 @@ class Case:
 
 
 def demo_cases() -> list[Case]:
-    from .examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
-
     n = 98_437  # not a multiple of the block: the last of 97 programs is masked
     add = Case(
         "vector add", f"{n}", add_kernel,
@@ -93,8 +92,7 @@ def run_case(case: Case, on_gpu: bool) -> float:
     """Run one case with a fixed seed; return its largest error relative to max(|expected|, 1)."""
     host = case.inputs(np.random.default_rng(0))
     if on_gpu:
-        from .driver import DeviceArray
-        device = {role: DeviceArray.from_numpy(array) for role, array in host.items()}
+        device = {role: driver.DeviceArray.from_numpy(array) for role, array in host.items()}
         case.kernel[case.grid](*case.args(device), **case.constexprs)
         result = device[case.output].numpy()
     else:
@@ -125,9 +123,6 @@ def ptx_report(case: Case) -> tuple[bool, str]:
 
 
 def demo(args: argparse.Namespace) -> int:
-    from . import driver
-    from .jit import interpreting
-
     on_gpu = driver.is_available() and not interpreting()
     if not on_gpu:
         os.environ["MINITRITON_INTERPRET"] = "1"  # the launches below run in the numpy interpreter
@@ -287,8 +282,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:  # `bench` parses its own options
-        from .bench import main as bench
-        return bench(argv[1:])
+        return bench.main(argv[1:])
     top = parser()
     args = top.parse_args(argv)
     try:

@@ -20,9 +20,11 @@ import time
 import warnings
 from typing import Any, Callable
 
-from . import cache
+from . import cache, driver
+from .dtypes import dtype_of_array
 from .errors import LaunchError
-from .jit import JITFunction, array_dtype, interpreting
+from .jit import JITFunction, interpreting
+from .testing import do_bench
 
 
 def printing() -> bool:
@@ -157,7 +159,7 @@ class Autotuner:
         """The values of the `key` arguments, then the dtype of every array argument: a new value
         of either is a new problem, tuned anew."""
         values = [named[name] for name in self.keys if name in named]
-        dtypes = [dtype.name for value in named.values() if (dtype := array_dtype(value)) is not None]
+        dtypes = [dtype.name for value in named.values() if (dtype := dtype_of_array(value)) is not None]
         return tuple(values + dtypes)
     # --8<-- [end:tuning_key]
 
@@ -257,7 +259,6 @@ class Autotuner:
             return _qualified_name(self.do_bench), self._measure_with(self.do_bench)
         if interpreting():
             return "interpreter: first config that runs", _run_once
-        from .testing import do_bench
         # A median, as Triton's autotuner takes, so one slow run (a clock hiccup) does not decide;
         # of pairs of runs, so a GPU whose runs alternate between two speeds does not either.
         median = functools.partial(do_bench, return_mode="pair_median")
@@ -316,7 +317,6 @@ def _target() -> str:
     """Where the timings were taken: the interpreter, or the GPU's arch and name."""
     if interpreting():
         return "interpreter"
-    from . import driver
     if not driver.is_available():
         return "cuda"
     properties = driver.device_properties()
@@ -351,8 +351,7 @@ def _zero(array) -> None:
     else:
         _device_array(array)
         from cuda.bindings import driver as cuda
-        from .driver import check
-        check(cuda.cuMemsetD8(array.data_ptr(), 0, array.nbytes), "cuMemsetD8")
+        driver.check(cuda.cuMemsetD8(array.data_ptr(), 0, array.nbytes), "cuMemsetD8")
 
 
 def _snapshot(array):
@@ -373,18 +372,16 @@ def _restore(array, saved) -> None:
     else:
         _device_array(array)
         from cuda.bindings import driver as cuda
-        from .driver import check
-        check(cuda.cuMemcpyDtoD(array.data_ptr(), saved.data_ptr(), array.nbytes), "cuMemcpyDtoD")
+        driver.check(cuda.cuMemcpyDtoD(array.data_ptr(), saved.data_ptr(), array.nbytes), "cuMemcpyDtoD")
 # --8<-- [end:reset]
 
 
 def _device_array(array):
     """The DeviceArray class, after checking that `array` is one."""
-    from .driver import DeviceArray
-    if not isinstance(array, DeviceArray):
+    if not isinstance(array, driver.DeviceArray):
         raise TypeError(f"reset_to_zero and restore_value take torch tensors, numpy or CuPy arrays "
                         f"and DeviceArrays, not a {type(array).__name__}")
-    return DeviceArray
+    return driver.DeviceArray
 
 
 # --8<-- [start:heuristics]

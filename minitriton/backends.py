@@ -14,12 +14,14 @@ import ctypes
 import numpy as np
 
 from . import ir
+from .codegen.backend import CUDABackend
+from .interpreter import Memory, interpret
+from .kernel import CompiledKernel
 
 
 def backend_for(target: str):
     if target == "interpreter":
         return InterpreterBackend()
-    from .codegen.backend import CUDABackend
     return CUDABackend(target)
 
 
@@ -28,9 +30,6 @@ class InterpreterBackend:
     """Runs tile IR with numpy; arrays on a GPU are copied to the host and back around the run."""
 
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
-        from .compiler import CompiledKernel
-        from .interpreter import Memory, interpret
-
         fn = tile_ir()
 
         def launcher(grid, args):

@@ -42,8 +42,9 @@ from typing import Any, Callable
 import minitriton
 import minitriton.language as tl
 
-from . import cdiv, next_power_of_2
-from .jit import JITFunction
+from . import cdiv, driver, next_power_of_2
+from .examples import tutorials
+from .jit import JITFunction, interpreting
 from .testing import (Line, do_bench_interleaved, format_table, plot_bars, plot_lines, relative_error,
                       write_csv)
 
@@ -105,7 +106,6 @@ DEFAULT_MATMUL_CONFIGS = (
 def matmul_configs() -> list[dict]:
     """The block configurations both compilers run: `MATMUL_CONFIGS` from the tutorials when they
     define it (dicts, or Config objects), else two of the usual ones."""
-    from .examples import tutorials
     return [config_dict(c) for c in getattr(tutorials, "MATMUL_CONFIGS", None) or DEFAULT_MATMUL_CONFIGS]
 
 
@@ -183,8 +183,7 @@ def twin(kernel: JITFunction, jit: Callable, namespace: dict) -> Any:
 
 
 def minitriton_kernels() -> dict[str, JITFunction]:
-    from .examples.tutorials import add_kernel, softmax_kernel
-    return {"add": add_kernel, "softmax": softmax_kernel, "matmul": matmul_kernel}
+    return {"add": tutorials.add_kernel, "softmax": tutorials.softmax_kernel, "matmul": matmul_kernel}
 
 
 @functools.cache
@@ -718,8 +717,6 @@ def benchmark_name(text: str) -> str:
 
 def unmet_requirement() -> str | None:
     """Why the benchmarks cannot run here, or None."""
-    from . import driver
-    from .jit import interpreting
     if interpreting():
         return "MINITRITON_INTERPRET is set: the benchmarks time compiled kernels on the GPU; unset it"
     if not driver.is_available():
@@ -744,7 +741,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import torch
 
-    from . import driver
     torch.zeros(1, device="cuda")  # torch makes the context first, and minitriton shares it
     use_ieee_fp32_matmuls(torch)
     props = driver.device_properties()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Callable
 
 import llvmlite.binding as llvm
+
+from . import version
 
 MANIFEST = "manifest.json"
 _KEY = re.compile(r"[0-9a-f]{64}")
@@ -78,15 +79,8 @@ def make_key(**parts) -> str:
 
 def toolchain_versions() -> dict[str, str]:
     """The versions of the tools that turn a kernel into machine code."""
-    try:
-        from minitriton import __version__ as version
-    except ImportError:
-        try:
-            version = importlib.metadata.version("minitriton")
-        except importlib.metadata.PackageNotFoundError:
-            version = "0"
     return {
-        "minitriton": str(version),
+        "minitriton": version.__version__,
         # A changed compiler changes the code it emits, even before its version number moves.
         "minitriton_source": source_fingerprint(Path(__file__).parent),
         "llvm": ".".join(map(str, llvm.llvm_version_info)),

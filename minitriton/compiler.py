@@ -10,54 +10,23 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
-from . import ir
 from .backends import backend_for
-
-
-@dataclass(frozen=True)
-class Options:
-    num_warps: int = 4
-    num_stages: int = 3
-    target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
-
-
-@dataclass
-class CompiledKernel:
-    """One specialization of a kernel, compiled: its stages' text and a way to launch it."""
-
-    name: str
-    asm: dict[str, Any]
-    runtime_args: list[str]  # the parameters passed at launch, in order
-    metadata: dict[str, Any] = field(default_factory=dict)
-    launcher: Any = None
-
-    def launch(self, grid: tuple[int, int, int], args: list) -> None:
-        self.launcher(grid, args)
-
-    def prepared(self, positions: list[int], args: list) -> Any:
-        """The JIT's fast path for one key (a `driver.Prepared`): `.launch(grid, *values)`, `values`
-        being the launch's non-constexpr parameters in order, of which `positions` are this
-        kernel's (a None argument became a constant and is left out); `args` are the first
-        launch's arguments. None where the backend has no such path (the interpreter)."""
-        prepare = getattr(self.launcher, "prepared", None)
-        return prepare(positions, args) if prepare is not None else None
-
-    def __getitem__(self, grid):
-        return lambda *args: self.launch(grid, list(args))
+from .frontend import KernelFunction, generate
+from .ir import Function
+from .kernel import CompiledKernel, Options
+from .passes.simplify import simplify
+from .specialize import arg_spec
 
 
 # --8<-- [start:compile]
-def compile(jit_fn, specs: dict[str, tuple], constexprs: dict[str, Any], options: Options) -> CompiledKernel:
+def compile(jit_fn: KernelFunction, specs: dict[str, tuple], constexprs: dict[str, Any],
+            options: Options) -> CompiledKernel:
     """Run the stages in order for one specialization of `jit_fn`. The tile IR is made only when
     the backend asks for it: a kernel found in the disk cache skips every stage."""
-    from .frontend import generate
-    from .jit import arg_spec
-    from .passes.simplify import simplify
 
-    def tile_ir() -> ir.Function:
+    def tile_ir() -> Function:
         return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs))
 
     kernel = backend_for(options.target).compile(jit_fn, tile_ir, specs, constexprs, options)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import shutil
 import struct
@@ -27,6 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .cache import cache_dir
+from .dtypes import FACTS, POINTER_FACTS, bf16_bits, dtype_of_array
 from .errors import LaunchError, OutOfResources
 
 
@@ -176,39 +180,6 @@ def synchronize() -> None:
 
 # ----------------------------------------------------------------------------- dtypes and arrays
 
-# --8<-- [start:dtypes]
-# One row per element type: the minitriton name (as in `ir.SCALAR_DTYPES`), the `struct` code that
-# packs a scalar argument of that type the way the kernel's .param expects it (bf16 travels as its
-# 16 raw bits; int1 as a byte), the array-interface typestr, and torch's name for it.
-DTYPES = (
-    # name    struct  typestr  torch
-    ("int1",  "?",    "|b1",   "bool"),
-    ("int8",  "b",    "|i1",   "int8"),
-    ("int16", "h",    "<i2",   "int16"),
-    ("int32", "i",    "<i4",   "int32"),
-    ("int64", "q",    "<i8",   "int64"),
-    ("uint8", "B",    "|u1",   "uint8"),
-    ("uint16", "H",   "<u2",   "uint16"),
-    ("uint32", "I",   "<u4",   "uint32"),
-    ("uint64", "Q",   "<u8",   "uint64"),
-    ("fp16",  "e",    "<f2",   "float16"),
-    ("bf16",  "H",    None,    "bfloat16"),
-    ("fp32",  "f",    "<f4",   "float32"),
-    ("fp64",  "d",    "<f8",   "float64"),
-)
-STRUCT_CODE = {name: code for name, code, _, _ in DTYPES}
-_BY_TYPESTR = {typestr: name for name, _, typestr, _ in DTYPES if typestr}
-_BY_NAME_TYPESTR = {name: typestr for name, _, typestr, _ in DTYPES}
-# --8<-- [end:dtypes]
-
-
-@functools.lru_cache(maxsize=None)
-def _torch_dtype_names() -> dict:
-    """torch dtype object -> minitriton name, for the dtypes this torch has (old ones lack uint16)."""
-    torch = sys.modules["torch"]
-    return {getattr(torch, t): name for name, _, _, t in DTYPES if hasattr(torch, t)}
-
-
 def _torch_tensor(arg) -> bool:
     torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
     return torch is not None and isinstance(arg, torch.Tensor)
@@ -216,36 +187,22 @@ def _torch_tensor(arg) -> bool:
 
 def _numpy_dtype(dtype) -> np.dtype:
     """A numpy dtype from a minitriton name ("fp32") or anything numpy takes ("float32", np.int8)."""
-    if isinstance(dtype, str) and dtype in _BY_NAME_TYPESTR:
-        typestr = _BY_NAME_TYPESTR[dtype]
+    if isinstance(dtype, str) and dtype in FACTS:
+        typestr = FACTS[dtype].typestr
         if typestr is None:
             raise TypeError(f"{dtype} has no numpy dtype; allocate it as uint16 (its raw bits)")
         return np.dtype(typestr)
     return np.dtype(dtype)
 
 
-def _name_of_typestr(typestr: str) -> str:
-    name = _BY_TYPESTR.get(typestr) or _BY_TYPESTR.get(np.dtype(typestr).str)
-    if name is None:
-        raise LaunchError(f"minitriton has no dtype for array elements of type {typestr!r}")
-    return name
-
-
 def dtype_of(arg) -> str:
     """The minitriton dtype name of an array's elements: torch tensors, DeviceArrays, numpy arrays,
     and anything with `__cuda_array_interface__`."""
-    if _torch_tensor(arg):
-        name = _torch_dtype_names().get(arg.dtype)
-        if name is None:
-            raise LaunchError(f"minitriton has no dtype for torch tensors of {arg.dtype}")
-        return name
-    if isinstance(arg, (DeviceArray, np.ndarray)):
-        return _name_of_typestr(arg.dtype.str)
-    interface = getattr(arg, "__cuda_array_interface__", None)
-    if interface is not None:
-        return _name_of_typestr(interface["typestr"])
-    raise LaunchError(f"a {type(arg).__name__} is not an array; expected a torch tensor, a CuPy "
-                      f"array, a DeviceArray, or anything with __cuda_array_interface__")
+    dtype = dtype_of_array(arg)
+    if dtype is None:
+        raise LaunchError(f"a {type(arg).__name__} is not an array; expected a torch tensor, a CuPy "
+                          f"array, a DeviceArray, or anything with __cuda_array_interface__")
+    return dtype.name
 
 
 # --8<-- [start:pointer-of]
@@ -429,30 +386,30 @@ def load_module(image: bytes | str, name: str, shared_bytes: int = 0) -> Kernel:
 
 # ----------------------------------------------------------------------------- argument binding
 
-def _bf16_bits(value: float) -> int:
-    """`value` as a bfloat16, in its 16 raw bits: rounded to float32, then to the nearest bfloat16
-    (ties to even), as the GPU's cvt.rn.bf16.f32 does."""
-    if value != value:
-        return 0x7FC0
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+def _bf16_parameter(value) -> int:
+    """A bf16 parameter's 16 bits: `value` rounded as every stage rounds it (`dtypes.bf16_bits`)."""
+    return int(bf16_bits(value))
 
 
 def _slot(kind: str) -> str:
     """A signature entry, normalized: "ptr" for any pointer ("ptr", "*fp32"), else a dtype name."""
     if kind == "ptr" or kind.startswith("*"):
         return "ptr"
-    if kind not in STRUCT_CODE:
+    if kind not in FACTS:
         raise ValueError(f"unknown argument type {kind!r}; expected 'ptr', '*<dtype>' or one of "
-                         f"{', '.join(STRUCT_CODE)}")
+                         f"{', '.join(FACTS)}")
     return kind
+
+
+def _struct_code(slot: str) -> str:
+    return POINTER_FACTS.struct if slot == "ptr" else FACTS[slot].struct
 
 
 def _convert(slot: str, value):
     """What `struct` packs for one argument."""
     if slot == "ptr":
         return pointer_of(value)
-    return _bf16_bits(value) if slot == "bf16" else value
+    return _bf16_parameter(value) if slot == "bf16" else value
 
 
 _PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError)
@@ -467,7 +424,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
     `stream_of`, and an empty grid launches nothing (the JIT's fast path, one per launch key)."""
     names = [f"a{i}" for i in range(len(slots))]
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
-                 else f"_bf16_bits({a})" if slot == "bf16" else a
+                 else f"_bf16_parameter({a})" if slot == "bf16" else a
                  for a, slot in zip(names, slots)]
     if bound:
         head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
@@ -507,7 +464,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     lock keeps two threads from filling it at once. `grid` is a 3-tuple; `launch.source` is the
     generated code."""
     slots = tuple(_slot(kind) for kind in signature)
-    layout = struct.Struct("@" + "".join("Q" if s == "ptr" else STRUCT_CODE[s] for s in slots))
+    layout = struct.Struct("@" + "".join(_struct_code(s) for s in slots))
     storage = ctypes.create_string_buffer(layout.size)
     offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
                for i in range(len(slots))]
@@ -520,7 +477,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     def bad_arguments(values) -> LaunchError:
         for i, (slot, value) in enumerate(zip(slots, values)):
             try:
-                struct.pack("@" + ("Q" if slot == "ptr" else STRUCT_CODE[slot]), _convert(slot, value))
+                struct.pack("@" + _struct_code(slot), _convert(slot, value))
             except LaunchError as error:
                 return LaunchError(f"argument {i} of kernel {described}: {error}")
             except _PACK_ERRORS as error:
@@ -542,7 +499,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
         "_pack": layout.pack_into, "_storage": storage, "_params": ctypes.addressof(pointers),
         "_pointers": pointers, "_kernel": kernel, "_function": kernel.function,
         "_cuLaunchKernel": _cuda().cuLaunchKernel, "_lock": threading.Lock(),
-        "_pointer_of": pointer_of, "_bf16_bits": _bf16_bits, "_PACK_ERRORS": _PACK_ERRORS,
+        "_pointer_of": pointer_of, "_bf16_parameter": _bf16_parameter, "_PACK_ERRORS": _PACK_ERRORS,
         "_wrong_count": wrong_count, "_bad_arguments": bad_arguments,
         "_launch_failure": launch_failure, "_block_x": block_x, "_shared_bytes": shared_bytes,
     }
@@ -552,7 +509,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
     launch.block_x, launch.shared_bytes = block_x, shared_bytes
     launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
-    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else STRUCT_CODE[s]
+    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
                            for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
     return launch
 # --8<-- [end:binder]
@@ -605,13 +562,11 @@ def launch_kernel_address() -> int | None:
 def compiled_launcher() -> tuple[Any, str]:
     """(the `_launcher` module built from launcher.c, "") or (None, why not). Built once per source
     and Python with the system C compiler and kept in the cache folder, as Triton builds its own
-    launcher; MINITRITON_C_LAUNCHER=0 leaves the fast path in Python."""
-    import importlib.machinery
-    import importlib.util
+    launcher; MINITRITON_C_LAUNCHER=0 leaves the fast path in Python. The hooks given to
+    `when_launcher_loads` are called once it is loaded."""
     if os.environ.get("MINITRITON_C_LAUNCHER", "1") == "0":
         return None, "MINITRITON_C_LAUNCHER=0"
     tag = hashlib.sha256(_C_LAUNCHER.read_bytes() + sys.version.encode()).hexdigest()[:16]
-    from .cache import cache_dir
     path = cache_dir() / "launcher" / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
     for attempt in range(2):
         if not path.exists():  # build it: the first time on this machine, source and Python
@@ -622,11 +577,26 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-            return module, ""
         except (ImportError, OSError) as error:  # a damaged file: built again, once
             path.unlink(missing_ok=True)
             why = f"the built launcher would not load: {error}"
+            continue
+        for hook in _LOAD_HOOKS:
+            hook(module)
+        return module, ""
     return None, why
+
+
+_LOAD_HOOKS: list[Callable] = []
+
+
+def when_launcher_loads(hook: Callable) -> None:
+    """Call `hook(module)` when the compiled launcher loads (at once, if it has loaded already)."""
+    _LOAD_HOOKS.append(hook)
+    if compiled_launcher.cache_info().currsize:
+        module = compiled_launcher()[0]
+        if module is not None:
+            hook(module)
 
 
 def _build_launcher(path: Path) -> str:
@@ -649,11 +619,18 @@ def _build_launcher(path: Path) -> str:
 # --8<-- [end:compiled-launcher]
 
 
-def fast_path(plain: list[bool], tensor_type: type, launch_arg: Callable, grid3: Callable):
+def fast_path(plain: list[bool], launch_key: Callable, grid3: Callable):
     """The compiled fast path of one @jit function with these runtime parameters (`plain`: not
-    specialized), or None where there is no driver or no compiled launcher."""
+    specialized), or None where there is no driver or no compiled launcher. It reads a torch
+    tensor in C where torch is loaded, and any other argument through `launch_key`."""
     address = launch_kernel_address()
     module = compiled_launcher()[0] if address else None
     if module is None or len(plain) > 64:
         return None
-    return module.FastPath(address, tensor_type, launch_arg, grid3, "".join("p" if p else "s" for p in plain))
+    torch = sys.modules.get("torch")
+    tensor_type = torch.Tensor if torch is not None else _NoTensor
+    return module.FastPath(address, tensor_type, launch_key, grid3, "".join("p" if p else "s" for p in plain))
+
+
+class _NoTensor:
+    """The tensor type where torch is not loaded: no argument is one."""

@@ -68,6 +68,10 @@ class LaunchError(TypeError):
     """A wrong launch: a missing or extra argument, a wrong type, a host array for a GPU kernel..."""
 
 
+class VerificationError(AssertionError):
+    """The IR broke an invariant: a bug in a stage of the compiler, never in a user's kernel."""
+
+
 class OutOfResources(RuntimeError):
     """A kernel needs more of a resource (shared memory, registers) than the device offers."""
 

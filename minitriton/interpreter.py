@@ -40,94 +40,43 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
+from .dtypes import bf16_bits, bf16_from_bits, round_to_bf16
 from .errors import InterpreterError, LaunchError, Loc
-
-
-def _np(dtype: ir.DType) -> np.dtype:
-    """The numpy dtype of a value of `dtype` (a pointer is its int64 address)."""
-    return ir.NUMPY_DTYPES["ptr"] if dtype.is_ptr() else dtype.np
 
 
 def _as(dtype: ir.DType, x) -> Any:
     """`x` as a value of `dtype`: integers wrap, bf16 is rounded to bf16's precision."""
     if dtype.is_bf16():
         return round_to_bf16(np.asarray(x))
-    return np.asarray(x).astype(_np(dtype), copy=False)
-
-
-# ---------------------------------------------------------------------------------------------------
-# bf16: numpy has no such type, so values live in float32 and memory holds their top 16 bits.
-# ---------------------------------------------------------------------------------------------------
-
-# --8<-- [start:bf16]
-def _bf16_bits(x) -> np.ndarray:
-    """float32 values -> the bit patterns of their nearest bf16 (ties to even; NaN stays a NaN)."""
-    x = np.asarray(x, np.float32)
-    bits = x.view(np.uint32)
-    with np.errstate(over="ignore"):
-        # Adding 0x7FFF, plus 1 when the kept part is odd, carries into bit 16 exactly when the
-        # dropped half is above one half, or equal to it and the kept part is odd.
-        rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) >> 16
-    quiet_nan = (bits >> 16) | 0x40  # keep sign and payload's top; the quiet bit keeps it a NaN
-    return np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint16)
-
-
-def _bf16_from_bits(bits) -> np.ndarray:
-    """16-bit patterns -> the float32 values they stand for (exact: bf16 is float32's top half)."""
-    return (np.asarray(bits).view(np.uint16).astype(np.uint32) << 16).view(np.float32)
-
-
-def _round_to_odd_float32(x: np.ndarray) -> np.ndarray:
-    """Wider values -> float32, rounded toward zero with the last bit set when inexact.
-
-    A value rounded to odd in float32 rounds to bf16 exactly as the original would: the sticky
-    last bit remembers that something was dropped, so the second rounding is not a double rounding.
-    """
-    wide = x.astype(np.float64)
-    narrow = wide.astype(np.float32)
-    narrow = np.where(np.abs(narrow) > np.abs(wide), np.nextafter(narrow, np.float32(0)), narrow)
-    return (narrow.view(np.uint32) | (narrow != wide)).astype(np.uint32).view(np.float32)
-
-
-def round_to_bf16(x: np.ndarray) -> np.ndarray:
-    """Values rounded to bf16 precision (to nearest, ties to even), as float32."""
-    x = np.asarray(x)
-    if x.dtype not in (np.float32, np.float16):
-        x = _round_to_odd_float32(x)
-    return _bf16_from_bits(_bf16_bits(x))
-# --8<-- [end:bf16]
+    return np.asarray(x).astype(dtype.np, copy=False)
 
 
 def _bits(x, dtype: ir.DType) -> np.ndarray:
     """The bit patterns of values of `dtype`, as unsigned integers of its width."""
     if dtype.is_bf16():
-        return _bf16_bits(x)
+        return bf16_bits(x)
     return np.asarray(x).view(f"u{dtype.itemsize}")
 
 
 def _from_bits(bits: np.ndarray, dtype: ir.DType) -> np.ndarray:
-    return _bf16_from_bits(bits) if dtype.is_bf16() else bits.view(_np(dtype))
+    return bf16_from_bits(bits) if dtype.is_bf16() else bits.view(dtype.np)
 
 
 # ---------------------------------------------------------------------------------------------------
 # Memory: the caller's arrays in one flat address space.
 # ---------------------------------------------------------------------------------------------------
 
-def _storage(dtype: ir.DType) -> np.dtype:
-    """How memory holds a dtype: bf16 as its 16-bit pattern, int1 as a byte."""
-    return {"bf16": np.dtype(np.uint16), "int1": np.dtype(np.uint8)}.get(dtype.name, _np(dtype))
-
-
 def _decode(stored: np.ndarray, dtype: ir.DType) -> np.ndarray:
+    """Values of `dtype` from what memory holds (`DType.storage`: bf16 as bits, int1 as a byte)."""
     if dtype.is_bf16():
-        return _bf16_from_bits(stored)
+        return bf16_from_bits(stored)
     return stored != 0 if dtype.is_bool() else stored
 
 
 def _encode(values, dtype: ir.DType) -> np.ndarray:
     if dtype.is_bf16():
-        return _bf16_bits(values)
-    return np.asarray(values).astype(_storage(dtype), copy=False)
+        return bf16_bits(values)
+    return np.asarray(values).astype(dtype.storage, copy=False)
 
 
 @dataclass
@@ -187,7 +136,7 @@ class Memory:
     def load(self, addresses, mask, dtype: ir.DType, loc: Loc | None) -> np.ndarray:
         """The values at `addresses` (0 where `mask` is false)."""
         shape = np.shape(addresses)
-        out = np.zeros(int(np.prod(shape)), _np(dtype))
+        out = np.zeros(int(np.prod(shape)), dtype.np)
         for lanes, stored, index in self._resolve("load reads", addresses, mask, dtype, loc):
             out[lanes] = _decode(stored[index], dtype)
         return out.reshape(shape)
@@ -217,7 +166,7 @@ class Memory:
 
     def _read_modify_write(self, verb, addresses, mask, dtype, loc, update) -> np.ndarray:
         shape = np.shape(addresses)
-        old = np.zeros(int(np.prod(shape)), _np(dtype))
+        old = np.zeros(int(np.prod(shape)), dtype.np)
         for lanes, stored, index in self._resolve(verb, addresses, mask, dtype, loc):
             # Lanes run one after another in element order. Each round applies, vectorized, the
             # first waiting lane of every address, so lanes sharing an address all take effect.
@@ -240,7 +189,7 @@ class Memory:
         flat = np.asarray(addresses, np.int64).reshape(-1)
         lanes = np.arange(flat.size) if mask is None else np.flatnonzero(mask)
         address = flat[lanes]
-        size = _storage(dtype).itemsize
+        size = dtype.storage.itemsize
         if lanes.size == 0:
             return []
         if not self.allocations:
@@ -257,12 +206,12 @@ class Memory:
         for w in arrays:
             alloc = self.allocations[w]
             chosen = which == w
-            groups.append((lanes[chosen], alloc.view(_storage(dtype)), offset[chosen] // size))
+            groups.append((lanes[chosen], alloc.view(dtype.storage), offset[chosen] // size))
         return groups
 
     def _fault(self, verb, address, lane, count, shape, dtype, loc) -> InterpreterError:
         """An error for people: which array the address is near, and which element it would be."""
-        size = _storage(dtype).itemsize
+        size = dtype.storage.itemsize
         near = self._nearest(address)
         hint = ("mask the lanes that fall outside the array, e.g. mask=offsets < n "
                 "(masked-off lanes never touch memory)")
@@ -331,11 +280,11 @@ def _umulhi(a, b):
 
 def _float_to_int(x, dtype: ir.DType):
     """Truncate toward zero, saturating at the integer's range (NaN -> 0), as `cvt.rzi` does."""
-    info = np.iinfo(_np(dtype))
+    info = np.iinfo(dtype.np)
     whole = np.trunc(np.nan_to_num(np.asarray(x, np.float64), nan=0.0))
-    result = np.clip(whole, info.min, info.max).astype(_np(dtype))
+    result = np.clip(whole, info.min, info.max).astype(dtype.np)
     # float64 cannot hold a 64-bit maximum; the clip rounded it up, so fix the top end here.
-    return np.where(whole >= float(info.max), info.max, result).astype(_np(dtype))
+    return np.where(whole >= float(info.max), info.max, result).astype(dtype.np)
 
 
 def _cast(program, op, x):
@@ -416,7 +365,7 @@ def _atomic_cas(program, op, pointer, expected, value):
 def _for(program, op, lower, upper, step, *carried):
     if step == 0:
         raise InterpreterError(op.loc, "for loop with step 0 never ends", "use a nonzero step")
-    induction = _np(op.operands[0].dtype).type
+    induction = op.operands[0].dtype.np.type
     for i in range(int(lower), int(upper), int(step)):
         carried = program.run(op.regions[0], [induction(i), *carried])
     return carried
@@ -477,7 +426,7 @@ RULES: dict[str, Callable] = {
     "num_programs": lambda program, op: np.int32(program.grid[op.attrs["axis"]]),
     "arange": lambda program, op: np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32),
     # shapes
-    "splat": lambda program, op, x: np.full(op.attrs["shape"], x, _np(op.result.dtype)),
+    "splat": lambda program, op, x: np.full(op.attrs["shape"], x, op.result.dtype.np),
     "broadcast": lambda program, op, x: np.broadcast_to(x, op.attrs["shape"]),
     "expand_dims": lambda program, op, x: np.expand_dims(x, op.attrs["axis"]),
     "reshape": lambda program, op, x: np.reshape(x, op.attrs["shape"]),
@@ -516,7 +465,6 @@ RULES: dict[str, Callable] = {
     "convert_layout": lambda program, op, x: x,
     "barrier": lambda program, op: None,
 }
-TERMINATORS = ("yield", "condition")  # not evaluated: `Program.run` returns their operands
 # --8<-- [end:rules]
 
 
@@ -537,7 +485,7 @@ class Program:
             env[id(arg)] = value
         for op in block.ops:
             operands = [env[id(v)] for v in op.operands]
-            if op.name in TERMINATORS:
+            if op.name in ir.TERMINATORS:  # not evaluated: the block's values go back to its op
                 return operands
             result = RULES[op.name](self, op, *operands)
             if op.name in ir.REGION_OPS:

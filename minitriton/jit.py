@@ -1,139 +1,27 @@
 """The JIT front: `@jit`, `kernel[grid](*args, num_warps=, num_stages=, **constexprs)`.
 
-A launch binds the arguments to the kernel's parameters, reads from each runtime argument what the
-compiler specializes on (its dtype, whether an address or an integer is divisible by 16, whether an
-integer is 1), looks that key up in the function's in-memory cache, compiles on a miss (through
-`compiler.compile`, which also consults the disk cache), and launches. Chapter: 01-introduction.
+A launch binds the arguments to the kernel's parameters, reads each runtime argument's launch key
+(`specialize.launch_key`), looks the key up among the launches seen before and calls the prepared
+launch found there. A key's first launch goes the slow way: `run_slow` specializes the arguments
+(`specialize.specialize`), finds or compiles the kernel for that specialization (through
+`compiler.compile`, which also consults the disk cache), launches it and gives the key its entry.
+Where a C compiler is here, `launcher.c` does the binding, reading and launching of a hit in C and
+hands everything else to the binder in Python. Chapter: 01-introduction (the launch),
+09-ptx-driver-cache (the fast path).
 """
 from __future__ import annotations
 
-import ast
 import functools
-import hashlib
-import inspect
 import os
-import sys
 from typing import Any, Callable
 
-import numpy as np
-
-from . import ir
+from . import compiler, driver
+from .dtypes import DType
 from .errors import CompilationError, LaunchError
-
-def array_dtype(x) -> ir.DType | None:
-    """The element dtype of an array argument (the driver's table of array types), or None for
-    anything that is not an array."""
-    if not (hasattr(x, "data_ptr") or hasattr(x, "__cuda_array_interface__") or isinstance(x, np.ndarray)):
-        return None
-    from .driver import dtype_of
-    return ir.SCALAR_DTYPES[dtype_of(x)]
-
-
-def array_address(x) -> int:
-    if hasattr(x, "data_ptr"):
-        return x.data_ptr()
-    interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
-    return interface["data"][0]
-
-
-# --8<-- [start:specialize]
-def specialize(name: str, value) -> tuple:
-    """The facts about one runtime argument that the compiled code may depend on (the cache key)."""
-    if isinstance(value, np.generic):  # np.int64(5), np.float32(0.5): a number, not an array
-        value = value.item()
-    if isinstance(value, bool):
-        return ("i1",)
-    if isinstance(value, int):
-        if -2**31 <= value < 2**31:
-            kind = "i32"
-        elif -2**63 <= value < 2**63:
-            kind = "i64"
-        elif value < 2**64:
-            kind = "u64"
-        else:
-            raise LaunchError(f"argument `{name}` = {value} does not fit in 64 bits")
-        return (kind, value % 16 == 0, value == 1)
-    if isinstance(value, float):
-        return ("fp32",)
-    dtype = array_dtype(value)
-    if dtype is None:
-        raise LaunchError(f"argument `{name}` is a {type(value).__name__}; expected an array (torch "
-                          f"tensor, numpy array, DeviceArray), an int, a float or a bool")
-    return ("*" + dtype.name, array_address(value) % 16 == 0)
-
-
-def launch_key(value):
-    """What the fast path keys a launch on for one argument: at least as fine as `specialize`."""
-    return launch_arg(value)[0]
-
-
-def _plain_key(value):
-    return value.__class__ if value.__class__ is not int else (-2147483648 <= value < 2147483648)
-
-
-def arg_spec(key: tuple):
-    """The frontend's ArgSpec for one specialization key."""
-    from .frontend import ArgSpec
-    kind = key[0]
-    if kind.startswith("*"):
-        return ArgSpec(ir.pointer_type(ir.SCALAR_DTYPES[kind[1:]]), divisible_by_16=key[1])
-    if kind in ("i32", "i64", "u64"):
-        dtype = {"i32": ir.int32, "i64": ir.int64, "u64": ir.uint64}[kind]
-        return ArgSpec(dtype, divisible_by_16=key[1], equals_one=key[2])
-    return ArgSpec({"fp32": ir.float32, "i1": ir.int1}[kind])
-# --8<-- [end:specialize]
-
-
-def launch_arg(value) -> tuple:
-    """(key, value to launch with) of one argument, for the fast path. The key is at least as fine
-    as `specialize`; an array's device address is read once, for both the key and the launch."""
-    cls = value.__class__
-    if cls is int:
-        return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63), value
-    if cls is float or cls is bool or value is None:
-        return cls, value
-    if isinstance(value, np.generic):
-        return launch_key(value.item()), value
-    address = getattr(value, "data_ptr", None)
-    if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
-        pointer = address()
-        device = getattr(value, "get_device", None)
-        return (value.dtype, pointer & 15 == 0, device() if device is not None else None), pointer
-    interface = getattr(value, "__cuda_array_interface__", None)  # CuPy: by dtype and alignment
-    if interface is not None:
-        pointer = interface["data"][0]
-        return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
-    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
-    if interface is not None:
-        return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
-    if value is _MISSING:
-        return value, value  # a parameter not given: the slow path says which
-    try:
-        hash(value)
-    except TypeError:
-        return repr(value), value
-    if isinstance(value, (str, ir.DType)):
-        return value, value
-    return specialize("argument", value), value
-
-
-class _Missing:
-    def __repr__(self):
-        return "<missing>"
-
-
-_MISSING = _Missing()
-
-
-def _torch_tensor_class() -> type:
-    """torch.Tensor where torch is loaded, else a class no argument has (the binder's inline test)."""
-    torch = sys.modules.get("torch")
-    return torch.Tensor if torch is not None else _NoTensor
-
-
-class _NoTensor:
-    pass
-
+from .frontend import KernelFunction
+from .kernel import Options
+from .language.core import constexpr_value
+from .specialize import MISSING, launch_key, plain_key, specialize
 
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
@@ -141,7 +29,6 @@ _ENVIRON = getattr(os.environ, "_data", None)
 _INTERPRET = "MINITRITON_INTERPRET"
 _INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
 _OFF = (None, "", "0", b"", b"0")
-_FUNCTION = type(lambda: None)  # a binder in Python; the compiled one (launcher.c) makes binder[grid] itself
 
 
 def interpreting() -> bool:
@@ -149,35 +36,18 @@ def interpreting() -> bool:
     return (_ENVIRON if _ENVIRON is not None else os.environ).get(_INTERPRET_KEY) not in _OFF
 
 
-class JITFunction:
+# What a launch may say besides the arguments, and the defaults. num_ctas is Triton's (thread block
+# clusters); it is accepted so that launches written for Triton run, and must be 1.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+
+
+class JITFunction(KernelFunction):
     """A kernel (or a helper that kernels call): the Python function, parsed once, compiled per key."""
 
     def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False):
-        self.fn = fn
-        self.signature = inspect.signature(fn)
-        self.arg_names = list(self.signature.parameters)
-        self.constexpr_names = {name for name, p in self.signature.parameters.items()
-                                if _is_constexpr(p.annotation)}
+        super().__init__(fn)
         self.do_not_specialize = {self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
-        self.cache: dict[tuple, Any] = {}
-        functools.update_wrapper(self, fn)
-
-    @functools.cached_property
-    def parsed(self):
-        from .frontend import parse
-        return parse(self.fn)
-
-    @functools.cached_property
-    def src(self) -> str:
-        return self.parsed.source  # a function whose source cannot be read is a CompilationError
-
-    @functools.cached_property
-    def cache_key(self) -> str:
-        """A hash of this function's source and of every @jit function and global constant it uses."""
-        h = hashlib.sha256()
-        for source in dependency_sources(self):
-            h.update(source.encode())
-        return h.hexdigest()
+        self.cache: dict[tuple, Any] = {}  # specialization -> CompiledKernel
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a @jit function: launch it as {self.__name__}[grid](...) "
@@ -187,11 +57,9 @@ class JITFunction:
         binder = self.__dict__.get("_binder") or self._make_binder()
         return functools.partial(binder, grid) if binder.__class__ is _FUNCTION else binder[grid]
 
-    _python_getitem = __getitem__  # what launcher.c's Subscript falls back to
-
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
-        """Launch over `grid`: the generated fast path (one key, one dict lookup, one prepared call)."""
+        """Launch over `grid`: the binder's fast path (one key, one dict lookup, one prepared call)."""
         return (self.__dict__.get("_binder") or self._make_binder())(grid, *args, **kwargs)
 
     def run_slow(self, *args, grid, **kwargs):
@@ -205,120 +73,27 @@ class JITFunction:
             raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
         if callable(grid):
             grid = grid(bound)
-        kernel.launch(_grid3(grid), [bound[n] for n in kernel.runtime_args])
+        kernel.launch(grid3(grid), [bound[n] for n in kernel.runtime_args])
         return kernel
     # --8<-- [end:run]
 
-    # --8<-- [start:binder]
-    def _make_binder(self):
-        """Generate, once, `binder(grid, <the kernel's parameters>, *, <launch options>)`, named
-        after the kernel. On a GPU it reads each argument once (an array's dtype, address and
-        device; an int's facts), makes the key a tuple of those, looks up the prepared launch for
-        the key and calls it. The first launch of a key, the interpreter, and a call that does not
-        fit the parameters go the slow way (`run_slow`), which also raises the clear errors.
-        Where the driver is here and a C compiler too, the compiled fast path (launcher.c) binds,
-        reads, looks up and launches instead, and hands anything but a hit to this binder: the
-        Python lines are its readable twin, and the way everywhere else."""
+    def _make_binder(self) -> Callable:
+        """This kernel's binder, made at its first launch: the Python one (`make_binder`), behind
+        launcher.c's where the compiled fast path is here."""
         params = list(self.signature.parameters.values())
-        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
-            self._binder = lambda grid, *args, **kwargs: self.run_slow(*args, grid=grid, **kwargs)
-            return self._binder
-        names = [p.name for p in params]
-        runtime = [n for n in names if n not in self.constexpr_names]
-        defaults = {f"_d{i}": p.default for i, p in enumerate(params) if p.default is not p.empty}
-        signature = [f"{p.name}=_d{i}" if p.default is not p.empty else f"{p.name}=_MISSING"
-                     for i, p in enumerate(params)]
-        option_names = [o for o in LAUNCH_OPTIONS if o not in names]
-        options = [f"{o}={LAUNCH_OPTIONS[o]}" for o in option_names]
-        passed = ", ".join(f"{o}={o}" for o in option_names)
-        head = (f"def binder(grid, {''.join(p + ', ' for p in signature)}*_more, "
-                f"{''.join(o + ', ' for o in options)}**_unknown):\n")
-        everything = f"({''.join(n + ', ' for n in names)}), grid, dict({passed})"
-        new_grid = ("    grid = _grid3(grid({" + ", ".join(f"{n!r}: {n}" for n in names) + "}) "
-                    "if callable(grid) else grid)\n")
-        fast = _fast_path(runtime, self.do_not_specialize)
-        if fast is not None:  # the compiled fast path reads, looks up and launches (launcher.c)
-            constants = [n for n in names if n in self.constexpr_names] + option_names
-            body = ("    if grid.__class__ is not tuple:\n    " + new_grid +
-                    f"    kernel = _fast(grid, ({''.join(c + ', ' for c in constants)}), {', '.join(runtime)})\n"
-                    "    if kernel.__class__ is tuple:\n"
-                    f"        return _miss(kernel, {everything})\n"
-                    "    return kernel\n")
-        else:
-            reads = "".join(  # a torch tensor and an int inline, read as launch_arg reads them; the rest by it
-                f"    k{i} = _plain({n})\n" if n in self.do_not_specialize else
-                f"    if {n}.__class__ is _Tensor:\n"
-                f"        v{i} = {n}.data_ptr()\n"
-                f"        k{i} = ({n}.dtype, v{i} & 15 == 0, {n}.get_device())\n"
-                f"    elif {n}.__class__ is int:\n"
-                f"        v{i} = {n}\n"
-                f"        k{i} = ({n} == 1, {n} & 15 == 0, -2147483648 <= {n} < 2147483648, {n} < 2**63)\n"
-                f"    else:\n"
-                f"        k{i}, v{i} = _arg({n})\n"
-                for i, n in enumerate(runtime))
-            values = [n if n in self.do_not_specialize else f"v{i}" for i, n in enumerate(runtime)]
-            keys = [n if n in self.constexpr_names else f"k{runtime.index(n)}" for n in names]
-            key = f"({''.join(k + ', ' for k in keys + option_names)})"
-            body = (reads +
-                    f"    entry = _table.get({key})\n"
-                    "    if entry is None:\n"
-                    f"        return _miss({key}, {everything})\n"
-                    "    if grid.__class__ is not tuple or len(grid) != 3:\n    " + new_grid +
-                    f"    entry[1](grid, {''.join(v + ', ' for v in values)})\n"
-                    "    return entry[0]\n")
-        source = (
-            head +
-            "    if _more or _unknown or _environ.get(_INTERPRET_KEY) not in _OFF:\n"
-            f"        return _slow({everything}, _more, _unknown)\n" + body)
-        table: dict = {}
-        namespace = {"_table": table, "_fast": fast, "_environ": _ENVIRON if _ENVIRON is not None else os.environ,
-                     "_INTERPRET_KEY": _INTERPRET_KEY, "_OFF": _OFF, "_arg": launch_arg,
-                     "_plain": _plain_key, "_grid3": _grid3, "_MISSING": _MISSING,
-                     "_Tensor": _torch_tensor_class(), **defaults}
-
-        def slow(values, grid, options, more=(), unknown=None):
-            """The interpreter, or a call that does not fit: bind as Python would, then run."""
-            if more:
-                args, kwargs = values + more, {}
-            else:
-                args, kwargs = (), {n: v for n, v in zip(names, values) if v is not _MISSING}
-            return self.run_slow(*args, grid=grid, **kwargs, **(unknown or {}), **options)
-
-        def miss(key, values, grid, options):
-            """A key's first launch goes the slow way, which raises any error; then the key gets
-            its entry: the kernel and its prepared launch, which takes the runtime values."""
-            kernel = slow(values, grid, options)
-            bound = dict(zip(names, values))
-            prepared = kernel.prepared([runtime.index(n) for n in kernel.runtime_args],
-                                       [bound[n] for n in kernel.runtime_args])
-            if prepared is None:  # the interpreter has none
-                pass
-            elif fast is not None:
-                fast.add(key, kernel, prepared.function, prepared.block_x, prepared.shared_bytes,
-                         prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
-                         prepared.failure)
-            else:
-                table[key] = (kernel, prepared.launch)
-            return kernel
-
-        namespace["_slow"], namespace["_miss"] = slow, miss
-        exec(compile(source, f"<binder of {self.__name__}>", "exec"), namespace)
-        binder = self._binder = namespace["binder"]
-        binder.__name__ = binder.__qualname__ = self.__name__
-        binder.source = source
-        if fast is not None:  # launcher.c binds a hit too; anything else it hands to `binder`
-            from . import driver
-            compiled = driver.compiled_launcher()[0]
-            self._binder = compiled.Binder(
-                fast, tuple(names), tuple(n in self.constexpr_names for n in names),
-                tuple(p.default if p.default is not p.empty else _MISSING for p in params), tuple(option_names),
-                tuple(LAUNCH_OPTIONS[o] for o in option_names), _MISSING, binder, _INTERPRET)
-            if JITFunction.__dict__["__getitem__"].__class__ is not compiled.Subscript:
-                # kernel[grid] in C from now on: a kernel whose binder is compiled skips the
-                # Python frame of __getitem__ (0.4 us a launch); the others still take it
-                JITFunction.__getitem__ = compiled.Subscript(JITFunction._python_getitem)
+        runtime = [n for n in self.arg_names if n not in self.constexpr_names]
+        fast = driver.fast_path([n in self.do_not_specialize for n in runtime], launch_key, grid3) \
+            if _bindable(params) else None
+        python = make_binder(self, fast)
+        if fast is None:
+            self._binder = python
+            return python
+        options = [o for o in LAUNCH_OPTIONS if o not in self.arg_names]
+        self._binder = driver.compiled_launcher()[0].Binder(
+            fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
+            tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
+            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, _INTERPRET)
         return self._binder
-    # --8<-- [end:binder]
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""
@@ -353,19 +128,16 @@ class JITFunction:
                 raise LaunchError(f"argument `{name}` of {self.__name__} is the string {value!r}; "
                                   "expected an array, an int, a float or a bool (strings can only be "
                                   f"given to tl.constexpr parameters: `{name}: tl.constexpr`)")
-            if name in self.constexpr_names or value is None or isinstance(value, ir.DType):
+            if name in self.constexpr_names or value is None or isinstance(value, DType):
                 constexprs.append((name, _hashable(value)))
-            elif name in self.do_not_specialize and isinstance(value, int) and not isinstance(value, bool):
-                specs.append((name, ("i32" if -2**31 <= value < 2**31 else "i64", False, False)))
             else:
-                specs.append((name, specialize(name, value)))
+                specs.append((name, specialize(name, value, specialized=name not in self.do_not_specialize)))
         key = (tuple(specs), tuple(constexprs), num_warps, num_stages, backend)
         kernel = self.cache.get(key)
         if kernel is None:
-            from .compiler import Options, compile
             options = Options(num_warps=num_warps, num_stages=num_stages, target=backend)
             try:
-                kernel = compile(self, dict(specs), dict(constexprs), options)
+                kernel = compiler.compile(self, dict(specs), dict(constexprs), options)
             except CompilationError as e:
                 # The message points at the kernel's own line; the compiler's frames would only hide it.
                 raise e.with_traceback(None)
@@ -373,9 +145,99 @@ class JITFunction:
         return kernel
 
 
-# What a launch may say besides the arguments, and the defaults. num_ctas is Triton's (thread block
-# clusters); it is accepted so that launches written for Triton run, and must be 1.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+_FUNCTION = type(lambda: None)  # a binder in Python; the compiled one (launcher.c) makes binder[grid] itself
+
+
+# --8<-- [start:binder]
+def make_binder(kernel: JITFunction, fast=None) -> Callable:
+    """`binder(grid, *args, **kwargs)`, a launch of `kernel`: bind the call to the parameters,
+    read each runtime argument's launch key (`launch_key`; `plain_key` for one that is not
+    specialized), look the key up and call the prepared launch found there. A key's first launch,
+    the interpreter and a call that does not fit the parameters go the slow way (`run_slow`),
+    which raises any error, then the key gets its entry: here, and in the compiled fast path
+    `fast` where there is one (launcher.c's binder launches every hit with a tuple grid itself
+    and hands anything else to this binder)."""
+    params = list(kernel.signature.parameters.values())
+    if not _bindable(params):
+        return lambda grid, *args, **kwargs: kernel.run_slow(*args, grid=grid, **kwargs)
+    names = [p.name for p in params]
+    position = {name: i for i, name in enumerate(names)}
+    positional = sum(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+    defaults = [MISSING if p.default is p.empty else p.default for p in params]
+    runtime = [i for i, name in enumerate(names) if name not in kernel.constexpr_names]
+    constants = [i for i, name in enumerate(names) if name in kernel.constexpr_names]
+    keys = [(lambda v: (plain_key(v), v)) if names[i] in kernel.do_not_specialize else launch_key
+            for i in runtime]
+    options = {name: value for name, value in LAUNCH_OPTIONS.items() if name not in position}
+    table: dict[tuple, tuple] = {}  # launch key -> (kernel, prepared launch)
+
+    def bind(args: tuple, kwargs: dict):
+        """(the parameters' values, the options) as Python would bind the call, or None."""
+        if len(args) > positional:
+            return None
+        values = list(args) + defaults[len(args):]
+        chosen = dict(options)
+        for name, value in kwargs.items():
+            i = position.get(name)
+            if i is None and name in chosen:
+                chosen[name] = value
+            elif i is None or i < len(args):
+                return None  # unknown, or given twice: the slow way says so
+            else:
+                values[i] = value
+        return None if any(v is MISSING for v in values) else (values, chosen)
+
+    def binder(grid, *args, **kwargs):
+        bound = None if interpreting() else bind(args, kwargs)
+        if bound is None:
+            return kernel.run_slow(*args, grid=grid, **kwargs)
+        values, chosen = bound
+        read = [key_of(values[i]) for key_of, i in zip(keys, runtime)]
+        key = (*[k for k, _ in read], (*[values[i] for i in constants], *chosen.values()))
+        try:
+            entry = table.get(key)
+        except TypeError:  # an unhashable constexpr: never a key of its own
+            return kernel.run_slow(*args, grid=grid, **kwargs)
+        if entry is None:
+            return miss(key, values, grid, args, kwargs)
+        if grid.__class__ is not tuple or len(grid) != 3:
+            grid = grid3(grid(dict(zip(names, values))) if callable(grid) else grid)
+        entry[1](grid, *[value for _, value in read])
+        return entry[0]
+
+    def miss(key: tuple, values: list, grid, args: tuple, kwargs: dict):
+        compiled = kernel.run_slow(*args, grid=grid, **kwargs)
+        given = [names[i] for i in runtime]
+        prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
+                                     [values[position[n]] for n in compiled.runtime_args])
+        if prepared is not None:  # the interpreter has none
+            table[key] = (compiled, prepared.launch)
+            if fast is not None:
+                fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
+                         prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
+                         prepared.failure)
+        return compiled
+
+    binder.__name__ = binder.__qualname__ = kernel.__name__
+    return binder
+# --8<-- [end:binder]
+
+
+def _bindable(params) -> bool:
+    """Whether the binders bind a call to these parameters themselves: not where there are
+    *args, **kwargs or positional-only parameters (Python's binding, in `run_slow`, does that)."""
+    return all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params)
+
+
+def _install_compiled_subscript(launcher) -> None:
+    """kernel[grid] in C, once the compiled launcher loads: for a kernel whose binder is compiled,
+    launcher.c's Subscript returns binder[grid] without the Python frame of __getitem__ (0.4 us
+    a launch); for the others it calls the Python __getitem__ it wraps."""
+    JITFunction.__getitem__ = launcher.Subscript(_python_getitem)
+
+
+_python_getitem = JITFunction.__getitem__
+driver.when_launcher_loads(_install_compiled_subscript)
 
 
 def _one_cta(num_ctas) -> None:
@@ -385,25 +247,10 @@ def _one_cta(num_ctas) -> None:
 def _hashable(value):
     if isinstance(value, list):
         return tuple(value)
-    return getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+    return constexpr_value(value)
 
 
-def _is_constexpr(annotation) -> bool:
-    if annotation is inspect.Parameter.empty:
-        return False
-    if isinstance(annotation, str):
-        return annotation.endswith("constexpr")
-    return getattr(annotation, "__name__", "") == "constexpr"
-
-
-def _fast_path(runtime: list[str], do_not_specialize):
-    """The compiled fast path for a kernel with these runtime parameters, or None (no driver here,
-    or no C compiler): then the binder reads, looks up and launches in Python."""
-    from . import driver
-    return driver.fast_path([n in do_not_specialize for n in runtime], _torch_tensor_class(), launch_arg, _grid3)
-
-
-def _grid3(grid) -> tuple[int, int, int]:
+def grid3(grid) -> tuple[int, int, int]:
     """`grid` as (x, y, z): an int, or 1 to 3 non-negative ints (the common `(n,)` first)."""
     if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and grid[0] >= 0:
         return (grid[0], 1, 1)
@@ -413,32 +260,6 @@ def _grid3(grid) -> tuple[int, int, int]:
     if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
         raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {grid}")
     return grid + (1,) * (3 - len(grid))
-
-
-def dependency_sources(fn: JITFunction) -> list[str]:
-    """The sources of `fn` and of every @jit function it may call, with the global constants read."""
-    seen: dict[int, str] = {}
-
-    def visit(f: JITFunction):
-        if id(f) in seen:
-            return
-        seen[id(f)] = f.src
-        scope = f.parsed.globals
-        for node in ast.walk(f.parsed.tree):
-            if isinstance(node, ast.Name) and node.id in scope:
-                value = scope[node.id]
-            elif isinstance(node, ast.Attribute):
-                base = node.value.id if isinstance(node.value, ast.Name) else None
-                value = getattr(scope.get(base), node.attr, None) if base in scope else None
-            else:
-                continue
-            if isinstance(value, JITFunction):
-                visit(value)
-            elif isinstance(value, (int, float, bool, str)) or type(value).__name__ == "constexpr":
-                seen[id(node)] = f"{getattr(node, 'id', '')}={_hashable(value)!r}"
-
-    visit(fn)
-    return list(seen.values())
 
 
 # --8<-- [start:jit]

@@ -22,6 +22,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import driver
+from .jit import interpreting
+
 # Written before every timed run: several times the L2 cache of current GPUs (50 MB on an H100), so
 # each run reads its inputs from device memory, as it would inside a real program.
 L2_FLUSH_BYTES = 256 * 1024 * 1024
@@ -39,7 +42,6 @@ class CudaClock:
     def __init__(self):
         from cuda.bindings import driver as cuda
 
-        from . import driver
         driver.current_device()  # initializes the driver and makes a context current
         self.cuda, self.check = cuda, driver.check
         torch = sys.modules.get("torch")
@@ -60,7 +62,6 @@ class CudaClock:
         return float(self.check(self.cuda.cuEventElapsedTime(start, end), "cuEventElapsedTime"))
 
     def synchronize(self) -> None:
-        from . import driver
         driver.synchronize()  # also raises an error that a kernel hit while it ran
 
     def flush_l2(self) -> None:
@@ -78,7 +79,6 @@ _flush_buffers: dict[int, Any] = {}  # device ordinal -> DeviceArray, allocated 
 
 
 def _flush_buffer():
-    from . import driver
     device = driver.current_device()
     if device not in _flush_buffers:
         _flush_buffers[device] = driver.DeviceArray.alloc(L2_FLUSH_BYTES, np.uint8)
@@ -132,7 +132,6 @@ def do_bench_interleaved(fns: Sequence[Callable[[], Any]], warmup: float = 25, r
     all of them alike, and their ratios hold even where each one's own time moves from run to run."""
     if return_mode not in RETURN_MODES:
         raise ValueError(f"return_mode must be one of {', '.join(RETURN_MODES)}, got {return_mode!r}")
-    from .jit import interpreting
     clock = HostClock() if interpreting() else _gpu_clock()
     try:
         times = time_runs(clock, fns, warmup, rep, grad_to_none)
@@ -183,7 +182,6 @@ def time_runs(clock, fns: Sequence[Callable[[], Any]], warmup: float, rep: float
 
 
 def _gpu_clock() -> CudaClock:
-    from . import driver
     if not driver.is_available():
         raise RuntimeError("do_bench times on a GPU and the CUDA driver sees none here; set "
                            "MINITRITON_INTERPRET=1 to time the numpy interpreter with the host's clock")

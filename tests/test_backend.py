@@ -207,9 +207,9 @@ def test_shared_memory_past_the_device_limit_is_a_clear_error(fresh_cache):
 
 
 def _layout_ir(kernel, x, block):
-    from minitriton.compiler import Options
+    from minitriton.kernel import Options
     from minitriton.frontend import generate
-    from minitriton.jit import arg_spec, specialize
+    from minitriton.specialize import arg_spec, specialize
     from minitriton.passes.coalesce import coalesce
     from minitriton.passes.layout import assign_layouts
     from minitriton.passes.simplify import simplify
@@ -245,7 +245,7 @@ def test_transposed_a_is_written_across_the_banks(num_warps, worst):
     qualify. Unswizzled, 8 lanes share each bank."""
     from types import SimpleNamespace
 
-    from minitriton.codegen.tiles import _transposed_swizzle
+    from minitriton.codegen.dot import _transposed_swizzle
     from minitriton.layouts import BlockedLayout
     from minitriton.passes.layout import fma_layout
     a = SimpleNamespace(shape=(128, 32), layout=BlockedLayout((1, 4), (4, 8), (num_warps, 1), (1, 0)))

@@ -13,11 +13,11 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton import interpreter, ir
-from minitriton.codegen.llvm import vector_width
+from minitriton.codegen.memory import vector_width
 from minitriton.examples.tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel, matmul_kernel,
                                            softmax_kernel)
 from minitriton.frontend import generate
-from minitriton.jit import arg_spec, specialize
+from minitriton.specialize import arg_spec, specialize
 from minitriton.layouts import BlockedLayout, SliceLayout
 from minitriton.passes.coalesce import MAX_DIVISOR, AxisAnalysis, AxisInfo, coalesce, print_axis_info
 from minitriton.passes.layout import blocked_for

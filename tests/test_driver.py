@@ -25,14 +25,6 @@ def cdiv(a, b):
 
 # ----------------------------------------------------------------------------- CPU: dtypes
 
-def test_every_dtype_name_is_an_ir_dtype():
-    for name, code, typestr, _ in driver.DTYPES:
-        dtype = ir.SCALAR_DTYPES[name]
-        assert struct.calcsize(code) == dtype.itemsize
-        if typestr is not None:
-            assert np.dtype(typestr).itemsize == dtype.itemsize
-
-
 @pytest.mark.parametrize("numpy_dtype, name", [
     (np.bool_, "int1"), (np.int8, "int8"), (np.int16, "int16"), (np.int32, "int32"),
     (np.int64, "int64"), (np.uint8, "uint8"), (np.uint16, "uint16"), (np.uint32, "uint32"),
@@ -193,16 +185,6 @@ def test_a_wrong_argument_is_named(launches, position, value, words):
 def test_unknown_signature_entries_are_refused():
     with pytest.raises(ValueError, match="unknown argument type 'float'"):
         driver.make_launcher(fake_kernel(), ["ptr", "float"])
-
-
-@pytest.mark.parametrize("value, bits", [
-    (1.0, 0x3F80), (-2.0, 0xC000), (0.0, 0x0000),
-    (1 + 2**-8, 0x3F80),  # halfway between 1 and 1 + 2**-7: ties go to the even neighbour
-    (1 + 3 * 2**-8, 0x3F82),
-    (float("inf"), 0x7F80), (float("nan"), 0x7FC0),
-])
-def test_bf16_rounds_to_nearest_even(value, bits):
-    assert driver._bf16_bits(value) == bits
 
 
 # ----------------------------------------------------------------------------- GPU

@@ -13,7 +13,8 @@ from hypothesis import example, given, settings, strategies as st
 
 from minitriton import ir
 from minitriton.errors import InterpreterError, Loc
-from minitriton.interpreter import RULES, TERMINATORS, Memory, interpret, round_to_bf16
+from minitriton.dtypes import round_to_bf16
+from minitriton.interpreter import RULES, Memory, interpret
 
 i32, f32 = ir.int32, ir.float32
 
@@ -849,4 +850,4 @@ def test_scalar_arguments_take_their_declared_dtype():
 
 
 def test_every_op_has_a_rule():
-    assert set(RULES) | set(TERMINATORS) == set(ir.OPS) - set(ir.BACKEND_OPS)
+    assert set(RULES) | set(ir.TERMINATORS) == set(ir.OPS) - set(ir.BACKEND_OPS)

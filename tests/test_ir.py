@@ -8,8 +8,8 @@ from minitriton.examples import tutorials
 from minitriton.frontend import generate
 from minitriton.interpreter import Memory, interpret
 from minitriton.ir import VerificationError
-from minitriton.jit import arg_spec, specialize
-from minitriton.passes.simplify import EFFECTS, simplify
+from minitriton.specialize import arg_spec, specialize
+from minitriton.passes.simplify import simplify
 
 F32_PTR = ir.pointer_type(ir.float32)
 
@@ -313,7 +313,7 @@ def _duplicates(block: ir.Block, visible: set) -> list[ir.Op]:
     for op in block.ops:
         for region in op.regions:
             found += _duplicates(region, visible)
-        if op.name in EFFECTS or op.regions or not op.results:
+        if op.name in ir.EFFECTS or op.regions or not op.results:
             continue
         key = (op.name, tuple(id(v) for v in op.operands), repr(sorted(op.attrs.items())))
         if key in visible:

@@ -11,7 +11,8 @@ import pytest
 
 from minitriton import driver
 from minitriton.errors import LaunchError
-from minitriton.jit import _grid3, _plain_key, launch_arg
+from minitriton.jit import grid3
+from minitriton.specialize import launch_key, plain_key
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
@@ -66,16 +67,16 @@ ARGUMENTS = [Tensor(0x1000), Tensor(0x1004, "float16", 1), Tensor(0x2000, device
 
 
 @pytest.mark.parametrize("value", ARGUMENTS, ids=repr)
-def test_the_compiled_key_is_launch_args_key(module, value):
-    fast = module.FastPath(0, Tensor, launch_arg, _grid3, "s")
-    assert fast.key(("c",), value) == (launch_arg(value)[0], ("c",))
-    plain = module.FastPath(0, Tensor, launch_arg, _grid3, "p")
-    assert plain.key((), value) == (_plain_key(value), ())
+def test_the_compiled_key_is_launch_keys_key(module, value):
+    fast = module.FastPath(0, Tensor, launch_key, grid3, "s")
+    assert fast.key(("c",), value) == (launch_key(value)[0], ("c",))
+    plain = module.FastPath(0, Tensor, launch_key, grid3, "p")
+    assert plain.key((), value) == (plain_key(value), ())
 
 
 def test_a_hit_packs_each_value_and_launches(module):
     fake = Driver("PiqfdP")
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ssssss")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "ssssss")
     values = (Tensor(0x1000), 17, 2**40, 0.5, 0.25, CudaArray(0x3000))
     key = fast.key((4,), *values)
     assert fast((2, 3), (4,), *values) == key  # a miss returns the key, for the binder to add
@@ -87,7 +88,7 @@ def test_a_hit_packs_each_value_and_launches(module):
 
 def test_positions_leave_out_what_the_kernel_does_not_take(module):
     fake = Driver("Pi")
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "sss")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "sss")
     values = (Tensor(0x1000), None, 5)
     fast.add(fast.key((), *values), "kernel", 1, 32, 0, "Pi", (0, 2), lambda: 0, None, None)
     fast((1,), (), *values)
@@ -98,7 +99,7 @@ def test_positions_leave_out_what_the_kernel_does_not_take(module):
                                             ((np.int64(3),), (3, 1, 1))])
 def test_grids(module, grid, expected):
     fake = Driver("P")
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
     fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
     fast(grid, (), Tensor(16))
     assert fake.calls[0][1] == expected
@@ -106,7 +107,7 @@ def test_grids(module, grid, expected):
 
 def test_an_empty_grid_launches_nothing_and_a_bad_one_says_so(module):
     fake = Driver("P")
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
     fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
     assert fast((0,), (), Tensor(16)) == "kernel" and fake.calls == []
     with pytest.raises(LaunchError, match="non-negative"):
@@ -119,12 +120,12 @@ def test_what_c_does_not_pack_goes_through_the_python_launch(module):
     """An fp16 scalar ('*'), and a value outside its kind's range, are the Python launch's to pack
     or to refuse with the clear error."""
     fake, python = Driver("P"), []
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ss")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "ss")
 
     def launch(grid, *values):
         python.append((grid, values))
     for codes, value in (("P*", 0.5), ("Pi", 3.5), ("Pf", 1e300)):
-        fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "ss")
+        fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "ss")
         fast.add(fast.key((), Tensor(16), value), "kernel", 1, 32, 0, codes, (0, 1), lambda: 0, launch, None)
         assert fast((2,), (), Tensor(16), value) == "kernel"
     assert python == [((2, 1, 1), (16, 0.5)), ((2, 1, 1), (16, 3.5)), ((2, 1, 1), (16, 1e300))]
@@ -133,7 +134,7 @@ def test_what_c_does_not_pack_goes_through_the_python_launch(module):
 
 def test_a_driver_error_raises_the_entrys_exception(module):
     fake = Driver("P", error=700)
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "s")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
     failure = lambda code, grid: LaunchError(f"code {code} on grid {grid}")  # noqa: E731
     fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, failure)
     with pytest.raises(LaunchError, match=r"code 700 on grid \(5, 1, 1\)"):
@@ -141,7 +142,7 @@ def test_a_driver_error_raises_the_entrys_exception(module):
 
 
 def test_wrong_counts_are_refused(module):
-    fast = module.FastPath(0, Tensor, launch_arg, _grid3, "ss")
+    fast = module.FastPath(0, Tensor, launch_key, grid3, "ss")
     with pytest.raises(TypeError, match="expected 2 runtime arguments, got 1"):
         fast((1,), (), 1)
     with pytest.raises(ValueError, match="one kind and one position"):
@@ -184,7 +185,7 @@ def binder_for(module, fake, monkeypatch):
     (x a tensor at 0x1000, n = 17, BLOCK = 64, the rest defaults); the Python binder it falls back to
     records its calls."""
     monkeypatch.delenv("MINITRITON_TEST_INTERPRET", raising=False)
-    fast = module.FastPath(fake.address, Tensor, launch_arg, _grid3, "sss")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "sss")
     fallbacks = []
 
     def fallback(grid, *args, **kwargs):

@@ -7,7 +7,7 @@ import minitriton.language as tl
 from minitriton import ir
 from minitriton.examples.tutorials import matmul_kernel
 from minitriton.frontend import generate
-from minitriton.jit import arg_spec, specialize
+from minitriton.specialize import arg_spec, specialize
 from minitriton.passes.coalesce import coalesce
 from minitriton.passes.layout import assign_layouts
 from minitriton.passes.pipeline import pipeline

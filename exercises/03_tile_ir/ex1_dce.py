@@ -9,7 +9,7 @@ nested in regions (a `for` body, the branches of an `if`) count too: walk them a
 values by identity (`id(value)`).
 """
 from minitriton import ir
-from minitriton.passes.simplify import EFFECTS  # noqa: F401
+from minitriton.ir import EFFECTS  # noqa: F401
 
 
 def remove_dead(fn: ir.Function) -> int:

@@ -15,7 +15,7 @@ tell them apart (`float.hex` does).
 `eliminate_common_subexpressions(fn)`, which uses your key, is written for you.
 """
 from minitriton import ir
-from minitriton.passes.simplify import EFFECTS  # noqa: F401
+from minitriton.ir import EFFECTS  # noqa: F401
 
 
 def cse_key(op: ir.Op) -> tuple | None:

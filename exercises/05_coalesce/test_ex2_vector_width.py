@@ -5,7 +5,7 @@ from _impl import load
 
 from minitriton.examples.tutorials import add_kernel, matmul_kernel
 from minitriton.frontend import generate
-from minitriton.jit import arg_spec, specialize
+from minitriton.specialize import arg_spec, specialize
 from minitriton.passes.coalesce import AxisAnalysis, coalesce
 from minitriton.passes.simplify import simplify
 

@@ -10,10 +10,10 @@ target-independent LLVM only, so that the rule also runs on the CPU (the tests r
 LLVM's JIT, then compile it to PTX): instructions of the builder `lw.b` (an `llvmlite.ir.IRBuilder`:
 `icmp_signed`, `select`, ...) and, for floats, the intrinsics `llvm.maximum.f32` and
 `llvm.minimum.f32`, which keep NaNs, called as `lw.call(name, return_type, [args])`. The LLVM types
-are `codegen.llvm.f32` and `codegen.llvm.i32`.
+are `codegen.lowering.f32` and `codegen.lowering.i32`.
 """
 from minitriton import ir  # noqa: F401
-from minitriton.codegen.llvm import f32, i32  # noqa: F401
+from minitriton.codegen.lowering import f32, i32  # noqa: F401
 
 
 def clamp_rule(lw, op: ir.Op, x: list, lo: list, hi: list) -> list:

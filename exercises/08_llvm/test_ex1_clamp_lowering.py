@@ -11,6 +11,7 @@ from llvmlite import ir as ll
 from minitriton import ir
 from minitriton.codegen import llvm as codegen
 from minitriton.codegen import ptx
+from minitriton.codegen.lowering import f32, i32
 from minitriton.passes.barriers import insert_barriers
 from minitriton.passes.coalesce import coalesce
 from minitriton.passes.layout import assign_layouts
@@ -21,7 +22,7 @@ REGISTERS = 4  # registers per call: the rule must work register by register
 
 
 class HostLowering:
-    """The two things a rule uses of `codegen.llvm.Lowering`, for a function that runs on this CPU."""
+    """The two things a rule uses of `codegen.lowering.Lowering`, for a function that runs on this CPU."""
 
     def __init__(self, module: ll.Module, builder: ll.IRBuilder):
         self.module, self.b, self.declared = module, builder, {}
@@ -43,18 +44,18 @@ def run_on_the_cpu(dtype: ir.DType, x, lo, hi) -> np.ndarray:
     """Build `void f(T* in, T* out)`: out[k] = clamp(in[k], in[4 + k], in[8 + k]) through the rule."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    elem = codegen.f32 if dtype == ir.float32 else codegen.i32
+    elem = f32 if dtype == ir.float32 else i32
     module = ll.Module("clamp_on_the_cpu")
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ll.PointerType(), ll.PointerType()]), "f")
     b = ll.IRBuilder(fn.append_basic_block())
     source, dest = fn.args
-    loads = [b.load(b.gep(source, [ll.Constant(codegen.i32, i)], source_etype=elem), typ=elem)
+    loads = [b.load(b.gep(source, [ll.Constant(i32, i)], source_etype=elem), typ=elem)
              for i in range(3 * REGISTERS)]
     registers = impl.clamp_rule(HostLowering(module, b), clamp_op(dtype), loads[:REGISTERS],
                                 loads[REGISTERS:2 * REGISTERS], loads[2 * REGISTERS:])
     assert len(registers) == REGISTERS, "one result register per operand register"
     for i, value in enumerate(registers):
-        b.store(value, b.gep(dest, [ll.Constant(codegen.i32, i)], source_etype=elem))
+        b.store(value, b.gep(dest, [ll.Constant(i32, i)], source_etype=elem))
     b.ret_void()
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()

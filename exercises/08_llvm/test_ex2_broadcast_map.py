@@ -2,7 +2,7 @@
 import pytest
 from _impl import load
 
-from minitriton.codegen.tiles import register_map
+from minitriton.passes.geometry import register_map
 from minitriton.layouts import BlockedLayout, SliceLayout
 
 impl = load("08_llvm/ex2_broadcast_map")

@@ -7,8 +7,15 @@ GPU would run. The on-disk cache keeps the PTX and cubin of every specialization
 """
 from __future__ import annotations
 
-from .. import cache, ir
+from .. import cache, driver, ir
 from ..errors import LaunchError
+from ..kernel import CompiledKernel
+from ..passes.barriers import insert_barriers
+from ..passes.coalesce import coalesce
+from ..passes.layout import assign_layouts
+from ..passes.pipeline import pipeline
+from ..passes.shared import assign_shared
+from . import llvm, ptx
 
 
 class CUDABackend:
@@ -18,7 +25,6 @@ class CUDABackend:
     def arch(self) -> str:
         if self.target != "cuda":
             return self.target
-        from .. import driver
         if not driver.is_available():
             raise LaunchError("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run "
                               "kernels in the numpy interpreter, or warmup(..., target='sm_90') to "
@@ -28,8 +34,6 @@ class CUDABackend:
 
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
-        from ..compiler import CompiledKernel
-
         arch = self.arch()
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
@@ -44,13 +48,6 @@ class CUDABackend:
 
     def build(self, fn: ir.Function, options, arch: str) -> cache.Artifacts:
         """The GPU stages, in order, from simplified tile IR to a cubin; each stage's text is kept."""
-        from ..passes.barriers import insert_barriers
-        from ..passes.coalesce import coalesce
-        from ..passes.layout import assign_layouts
-        from ..passes.pipeline import pipeline
-        from ..passes.shared import assign_shared
-        from . import llvm, ptx
-
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
                     "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
@@ -73,8 +70,6 @@ class CUDABackend:
     # --8<-- [start:launcher]
     def launcher(self, name: str, asm: dict, metadata: dict, signature: list[ir.DType], num_warps: int):
         """Load the module once; each launch converts the arguments and calls the prepared launch."""
-        from .. import driver
-
         image = asm.get("cubin") or asm["ptx"]
         shared = metadata["shared_bytes"]
         module = driver.load_module(image, name, shared)

@@ -44,8 +44,21 @@ class constexpr:
         return hash(self.value)
 
 
-def _unwrap(x):
-    return x.value if isinstance(x, constexpr) else x
+def constexpr_value(x):
+    """`x`, or the value it wraps if it is a constexpr (minitriton's, or Triton's)."""
+    return x.value if type(x).__name__ == "constexpr" else x
+
+
+_unwrap = constexpr_value
+
+
+def is_constexpr(annotation) -> bool:
+    """Whether a parameter's annotation makes it a compile-time constant: the class `constexpr`
+    (minitriton's, or Triton's for kernels that import it), or its name as text (`"tl.constexpr"`,
+    as annotations read under `from __future__ import annotations`, or as the source writes it)."""
+    if isinstance(annotation, str):
+        return annotation.strip("'\"").endswith("constexpr")
+    return getattr(annotation, "__name__", "") == "constexpr"
 
 
 def builtin(fn):

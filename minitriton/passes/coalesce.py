@@ -492,18 +492,18 @@ class AxisAnalysis:
         run()
 
     def visit_for(self, op: ir.Op) -> None:
-        lb, _, step, *inits = op.operands
-        body = op.regions[0]
+        loop = ir.loop_parts(op)
+        lb, _, step = loop.bounds
         # The induction variable is lb + k*step: a multiple of whatever divides both.
         induction = _gcd(self[lb].divisibility[0], self[step].divisibility[0])
-        self.facts[id(body.args[0])] = AxisInfo((1,), (induction,), (1,))
+        self.facts[id(loop.induction)] = AxisInfo((1,), (induction,), (1,))
 
         def run() -> list[AxisInfo]:
-            self.visit_block(body)
-            return [self[v] for v in body.terminator.operands]
+            self.visit_block(loop.body)
+            return [self[v] for v in loop.yielded]
 
-        self.fixed_point(body.args[1:], [self[v] for v in inits], run)
-        for result, arg in zip(op.results, body.args[1:]):
+        self.fixed_point(loop.carried, [self[v] for v in loop.inits], run)
+        for result, arg in zip(op.results, loop.carried):
             self.facts[id(result)] = self[arg]
     # --8<-- [end:loops]
 
@@ -600,8 +600,8 @@ def _share_with_loop_values(fn: ir.Function, decisions: dict) -> None:
     groups = []
     for op in fn.walk():
         if op.name == "for":
-            body = op.regions[0]
-            groups += zip(op.operands[3:], body.args[1:], body.terminator.operands, op.results)
+            loop = ir.loop_parts(op)
+            groups += zip(loop.inits, loop.carried, loop.yielded, loop.results)
         elif op.name == "while":
             before, after = op.regions
             groups += zip(op.operands, before.args, after.terminator.operands)

@@ -21,11 +21,10 @@ from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLa
                        SliceLayout, default_blocked)
 
 # --8<-- [start:flexible-ops]
-# Ops whose result can be recomputed in any layout from its operands at the cost of the op itself.
-FLEXIBLE_OPS = {"splat", "arange", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
-                "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
-                "addptr", "hint", "umulhi", "bitcast", "abs"}
-# Flexible chains longer than this are anchored instead (recomputing them would cost more than a convert).
+# A value is flexible when the op that makes it is cheap (`ir.CHEAP`: splats, aranges, index
+# arithmetic) and so are those of its operands: it can be recomputed in any layout at the cost of
+# the ops themselves. Flexible chains longer than this are anchored instead (recomputing them
+# would cost more than a convert).
 MAX_REMAT_OPS = 24
 # --8<-- [end:flexible-ops]
 
@@ -137,7 +136,7 @@ class LayoutAssignment:
         if not v.type.is_tile or id(v) in self.layout:
             return False
         op = v.owner
-        if op is None or op.name not in FLEXIBLE_OPS:
+        if op is None or op.name not in ir.CHEAP:
             return False
         budget = budget if budget is not None else [MAX_REMAT_OPS]
         budget[0] -= 1
@@ -211,9 +210,8 @@ class LayoutAssignment:
 
     def decide_loop(self, op: ir.Op) -> None:
         """Loop arguments take the layout of the value the body yields for them (two tries)."""
-        body = op.regions[-1]
-        args = body.args[1:] if op.name == "for" else body.args
-        inits = op.operands[3:] if op.name == "for" else op.operands
+        loop = ir.loop_parts(op)
+        body, args, inits = loop.body, loop.carried, loop.inits
         for attempt in range(2):
             for arg, init, result in zip(args, inits, op.results):
                 if arg.type.is_tile:
@@ -298,8 +296,7 @@ class LayoutAssignment:
 
     def required_for(self, op: ir.Op):
         if op.name == "for":
-            body = op.regions[0]
-            return [None, None, None] + [self.of(a) if a.type.is_tile else None for a in body.args[1:]]
+            return [None, None, None] + [self.of(a) if a.type.is_tile else None for a in ir.loop_parts(op).carried]
         if op.name == "while":
             return [self.of(a) if a.type.is_tile else None for a in op.regions[0].args]
         if op.name in ("if", "yield", "condition"):
@@ -309,7 +306,7 @@ class LayoutAssignment:
     def fix_region_yields(self, op: ir.Op) -> None:
         """Make each region's yielded values match the layouts of what receives them."""
         if op.name == "for":
-            targets = [[self.of(a) if a.type.is_tile else None for a in op.regions[0].args[1:]]]
+            targets = [[self.of(a) if a.type.is_tile else None for a in ir.loop_parts(op).carried]]
             terms = [op.regions[0].ops]
         elif op.name == "while":
             before, after = op.regions

@@ -25,12 +25,8 @@ with zeros). Chapter: 10-performance.
 from __future__ import annotations
 
 from .. import ir
-from ..codegen.tiles import WgmmaShared, ldmatrix_operand
 from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
-
-PURE_SLICE_OPS = {"constant", "splat", "broadcast", "expand_dims", "add", "sub", "mul", "div", "rem", "and",
-                  "or", "xor", "shl", "shr", "minimum", "maximum", "neg", "not", "cmp", "select", "cast",
-                  "addptr", "hint", "arange", "convert_layout", "bitcast", "program_id", "num_programs"}
+from .geometry import WgmmaOperand, ldmatrix_operand
 
 
 def _is_zero(v: ir.Value | None) -> bool:
@@ -98,7 +94,7 @@ def _slice(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
         op = defined_here.get(id(v))
         if op is None or id(op) in needed:
             continue
-        if op.name not in PURE_SLICE_OPS:
+        if op.name not in ir.CHEAP:  # an effect, or work worth more than cloning it
             return None
         needed.add(id(op))
         stack.extend(op.operands)
@@ -147,16 +143,15 @@ class Pipeliner:
     def loop(self, loop: ir.Op, out: list[ir.Op]) -> bool:
         """Rewrite one loop; False (and no change) when it has nothing to pipeline."""
         stages = loop.attrs.get("num_stages", self.stages)
-        body = loop.regions[0]
-        lb, ub, step, *inits = loop.operands
+        parts = ir.loop_parts(loop)
+        body, (lb, ub, step), inits = parts.body, parts.bounds, parts.inits
+        iv, carried, yields = parts.induction, parts.carried, parts.yielded
         step_op = step.owner
         if step_op is None or step_op.name != "constant" or step_op.attrs["value"] <= 0:
             return False
         pairs = _candidates(body)
         if not pairs:
             return False
-        iv, carried = body.args[0], body.args[1:]
-        yields = body.terminator.operands
         # The carried values the addresses depend on, closed under their own updates.
         address_values = [v for load, _, _ in pairs for v in load.operands[:2]]
         involved: list[int] = []
@@ -173,7 +168,7 @@ class Pipeliner:
         loc = loop.loc
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
         # still be read while the next is being computed, and the ring needs one slot more (below).
-        wgmma = _async_dot(body, pairs) if all(isinstance(sh, WgmmaShared) for *_, sh in pairs) else None
+        wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) for *_, sh in pairs) else None
         slots = stages + (wgmma is not None)
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
@@ -209,7 +204,7 @@ class Pipeliner:
         new_body = ir.Block(list(body.args) + new_args + [read_stage, write_stage])
         ops = new_body.ops
         _emit(ops, "async_wait", [], pending=stages - 2,
-              fence=any(isinstance(ring["shared"], WgmmaShared) for ring in rings))
+              fence=any(isinstance(ring["shared"], WgmmaOperand) for ring in rings))
         _emit(ops, "barrier", [])
         replace = {}
         for (load, user, _), ring in zip(pairs, rings):
@@ -253,17 +248,15 @@ class Pipeliner:
     # --8<-- [end:loop]
 
 
-def _async_dot(body: ir.Block, pairs) -> tuple[ir.Op, int] | None:
+def _async_dot(parts: ir.LoopParts, pairs) -> tuple[ir.Op, int] | None:
     """The loop's one dot that reads the pipelined operands, with the index of the carried value
     it accumulates into (`acc = dot(a, b, acc)`, yielded as is), or None: then it stays synchronous."""
     converted = {id(user.result) for _, user, _ in pairs}
-    dots = [op for op in body.ops if op.name == "dot" and {id(v) for v in op.operands[:2]} <= converted]
+    dots = [op for op in parts.body.ops if op.name == "dot" and {id(v) for v in op.operands[:2]} <= converted]
     if len(dots) != 1:
         return None
     dot = dots[0]
-    carried = body.args[1:]
-    yields = body.terminator.operands
-    for i, (arg, value) in enumerate(zip(carried, yields)):
+    for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)):
         if value is dot.result and dot.operands[2] is arg:
             return dot, i
     return None

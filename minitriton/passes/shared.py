@@ -2,7 +2,7 @@
 
 Reads tile IR with layouts. An op that moves elements between threads (a layout conversion, a
 reduction across warps, a scan, a dot on CUDA cores) needs scratch space while it runs; codegen
-answers how much (`codegen.tiles.scratch_bytes`). Each buffer is live over an interval of the
+answers how much (`passes.geometry.scratch_bytes`, which codegen's addressing also follows). Each buffer is live over an interval of the
 program (here: the op itself); buffers whose intervals overlap get disjoint offsets, the others
 share space, first fit. Sets `attrs["smem_offset"]` on each such op and `fn.attrs["shared_bytes"]`,
 and raises `OutOfResources` when the kernel needs more than the device offers. Chapter: 06-shared-memory.
@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..errors import OutOfResources
+from ..layouts import SharedOperandLayout
+from .geometry import scratch_bytes
 
 
 # --8<-- [start:buffer]
@@ -34,10 +36,9 @@ class Buffer:
 
 
 # --8<-- [start:liveness]
-def _buffers(fn: ir.Function, scratch_bytes) -> list[Buffer]:
+def _buffers(fn: ir.Function) -> list[Buffer]:
     """A buffer per op that needs one, live over the op itself; a wgmma operand stays live until
     its last reader (the dot whose tensor cores read it from shared memory)."""
-    from ..layouts import SharedOperandLayout
     ops = list(fn.walk())
     last_use: dict[int, int] = {}
     for position, op in enumerate(ops):
@@ -93,9 +94,7 @@ def allocate(buffers: list[Buffer]) -> int:
 # --8<-- [start:assign]
 def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
-    from ..codegen.tiles import scratch_bytes
-
-    buffers = _buffers(fn, scratch_bytes)
+    buffers = _buffers(fn)
     total = allocate(buffers)
     rings = {buf.ring: buf for buf in buffers if buf.ring}
     fn.attrs["buffer_offsets"] = {name: buf.offset for name, buf in rings.items()}

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 from .. import ir
 
-# Ops with an effect besides their result (or whose result may differ between two identical calls).
-EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "for", "if", "while",
-           "yield", "condition"}
-
-
 def simplify(fn: ir.Function) -> ir.Function:
     replaced: dict[int, ir.Value] = {}
     _simplify_block(fn.body, {}, replaced)
@@ -61,7 +56,7 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
         op.operands = [replaced.get(id(v), v) for v in op.operands]
         for region in op.regions:
             _simplify_block(region, seen, replaced)
-        if op.name not in EFFECTS and len(op.results) == 1:
+        if op.name not in ir.EFFECTS and len(op.results) == 1:
             same = _peephole(op)
             if same is None:
                 same = seen.get(_key(op))
@@ -90,7 +85,7 @@ def _sweep(block: ir.Block, used: set[int]) -> bool:
     for op in block.ops:
         for region in op.regions:
             removed |= _sweep(region, used)
-        if op.name not in EFFECTS and op.results and not any(id(r) in used for r in op.results):
+        if op.name not in ir.EFFECTS and op.results and not any(id(r) in used for r in op.results):
             removed = True
             continue
         kept.append(op)

@@ -3,7 +3,7 @@
 The reference solution. The task, in full, is in exercises/03_tile_ir/ex1_dce.py.
 """
 from minitriton import ir
-from minitriton.passes.simplify import EFFECTS
+from minitriton.ir import EFFECTS
 
 
 def remove_dead(fn: ir.Function) -> int:

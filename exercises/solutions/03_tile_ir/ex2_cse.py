@@ -3,7 +3,7 @@
 The reference solution. The task, in full, is in exercises/03_tile_ir/ex2_cse.py.
 """
 from minitriton import ir
-from minitriton.passes.simplify import EFFECTS
+from minitriton.ir import EFFECTS
 
 
 def _attr_key(value):

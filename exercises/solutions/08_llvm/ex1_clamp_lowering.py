@@ -3,7 +3,7 @@
 The reference solution. The task, in full, is in exercises/08_llvm/ex1_clamp_lowering.py.
 """
 from minitriton import ir
-from minitriton.codegen.llvm import f32, i32  # noqa: F401
+from minitriton.codegen.lowering import f32, i32  # noqa: F401
 
 
 def clamp_rule(lw, op: ir.Op, x: list, lo: list, hi: list) -> list:

@@ -1,0 +1,300 @@
+"""Elementwise ops, one register at a time: arithmetic, math, comparisons, conversions.
+
+An elementwise op (`ir.ELEMENTWISE`) computes each of its result's registers from the same
+register of each operand, so it is written as a rule for one register: `rule(lowering, op, dtype,
+*registers) -> register`, `dtype` being the element type it computes in. `apply` is where every
+such rule is called, and the one place 16-bit floats are legalized: bf16 has no arithmetic of its
+own here and fp16 only a little, so their registers are widened to f32 before the rule and its
+result rounded back after, as the interpreter computes them. The rules themselves only ever see
+fp32, fp64, fp16 (for the few ops PTX has for it) and integers. Also here: the ops that make a
+tile from nothing (constants, program ids, `arange`, `splat`). Chapter: 08-llvm.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from .. import ir
+from .lowering import GLOBAL_PTR, Lowering, const, f32, f64, i8, i64, ll_type
+
+# --8<-- [start:legalize]
+# The ops whose 16-bit float operands are computed in f32. fp16 keeps its own add, sub, mul, div,
+# neg and compares (PTX's f16 instructions, exact as f32 rounded back); everything else on fp16,
+# and everything on bf16, goes through f32.
+LEGALIZED = ir.ARITHMETIC | ir.MATH | {"fma", "cmp"}
+FP16_NATIVE = {"add", "sub", "mul", "div", "neg", "cmp"}
+
+
+def apply(lw: Lowering, name: str, op: ir.Op | None, dtype: ir.DType, *registers):
+    """One register of elementwise op `name` from one register of each operand, of `dtype`."""
+    rule = REGISTER_RULES[name]
+    if name in LEGALIZED and (dtype.is_bf16() or dtype.is_fp16() and name not in FP16_NATIVE):
+        result = rule(lw, op, ir.float32, *(lw.to_f32(x, dtype) for x in registers))
+        return lw.from_f32(result, dtype) if result.type == f32 else result  # a compare gives i1
+    return rule(lw, op, dtype, *registers)
+
+
+def _tile_rule(name: str):
+    """The rule for a whole tile: `apply` register by register (a select's type is its values')."""
+    def rule(lw: Lowering, op: ir.Op, *operands):
+        dtype = op.operands[1 if name == "select" else 0].dtype
+        return [apply(lw, name, op, dtype, *registers) for registers in zip(*operands)]
+    return rule
+# --8<-- [end:legalize]
+
+
+# --8<-- [start:elementwise]
+def _binary(int_op: str, uint_op: str | None, float_op: str | None):
+    """A rule applying one LLVM instruction, chosen by the element kind."""
+    def rule(lw: Lowering, op, dtype, x, y):
+        if dtype.is_floating():
+            return getattr(lw.b, float_op)(x, y)
+        return getattr(lw.b, uint_op if dtype.kind == "uint" or dtype.is_bool() else int_op)(x, y)
+    return rule
+# --8<-- [end:elementwise]
+
+
+def _minmax(pick: str):
+    def rule(lw: Lowering, op, dtype, x, y):
+        if dtype.is_floating():  # llvm.minimum / maximum propagate NaN, as numpy does
+            return lw.call(f"llvm.{pick}imum.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y])
+        signed = dtype.kind == "int" and not dtype.is_bool()
+        cmp = lw.b.icmp_signed if signed else lw.b.icmp_unsigned
+        return lw.b.select(cmp("<" if pick == "min" else ">", x, y), x, y)
+    return rule
+
+
+def _div(lw: Lowering, op, dtype, x, y):
+    """Division: fp32 `/` is div.full.f32 (2 ulp, Triton's choice), `div_rn` the IEEE division."""
+    if dtype.is_fp32() and op.attrs.get("rounding") != "rn":
+        return lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False)
+    return _binary("sdiv", "udiv", "fdiv")(lw, op, dtype, x, y)
+
+
+def _rem(lw: Lowering, op, dtype, x, y):
+    """`%`: C's remainder for integers; for floats fmod, computed in f64 so that it is exact while
+    the quotient stays below 2**29 (far beyond what kernels use it for)."""
+    B = lw.b
+    if not dtype.is_floating():
+        return (B.urem if dtype.kind == "uint" or dtype.is_bool() else B.srem)(x, y)
+    xd, yd = (v if dtype.is_fp64() else B.fpext(v, f64) for v in (x, y))
+    quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
+    r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])
+    wrong_sign = B.fcmp_ordered("<", B.fmul(r, xd), ll.Constant(f64, 0.0))
+    ay = lw.call("llvm.fabs.f64", f64, [yd])
+    fix = B.select(B.fcmp_ordered("<", xd, ll.Constant(f64, 0.0)), B.fneg(ay), ay)
+    r = B.select(wrong_sign, B.fadd(r, fix), r)
+    return r if dtype.is_fp64() else B.fptrunc(r, f32)
+
+
+def _umulhi(lw: Lowering, op, dtype, x, y):
+    wide = ll.IntType(2 * dtype.bits)
+    return lw.b.trunc(lw.b.lshr(lw.b.mul(lw.b.zext(x, wide), lw.b.zext(y, wide)), ll.Constant(wide, dtype.bits)),
+                      ll_type(dtype))
+
+
+def _neg(lw: Lowering, op, dtype, x):
+    return lw.b.fneg(x) if dtype.is_floating() else lw.b.neg(x)
+
+
+def _not(lw: Lowering, op, dtype, x):
+    return lw.b.not_(x)
+
+
+def _abs(lw: Lowering, op, dtype, x):
+    if dtype.is_floating():
+        return lw.call(f"llvm.fabs.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x])
+    return lw.b.select(lw.b.icmp_signed("<", x, ll.Constant(ll_type(dtype), 0)), lw.b.neg(x), x)
+
+
+def _fma(lw: Lowering, op, dtype, x, y, z):
+    return lw.call(f"llvm.fma.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y, z])
+
+
+# --8<-- [start:math]
+LOG2E, LN2 = 1.4426950408889634, 0.6931471805599453
+
+
+def _exp2(lw, x):
+    return lw.call("llvm.nvvm.ex2.approx.f", f32, [x])
+
+
+def _log2(lw, x):
+    return lw.call("llvm.nvvm.lg2.approx.f", f32, [x])
+
+
+def _erf(lw, x):
+    """erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7)."""
+    b = lw.b
+    c = lambda v: ll.Constant(f32, v)
+    ax = lw.call("llvm.fabs.f32", f32, [x])
+    t = b.fdiv(c(1.0), b.fadd(c(1.0), b.fmul(c(0.3275911), ax)))
+    poly = c(1.061405429)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = b.fadd(b.fmul(poly, t), c(coefficient))
+    y = b.fsub(c(1.0), b.fmul(b.fmul(poly, t), _exp2(lw, b.fmul(b.fmul(b.fneg(ax), ax), c(LOG2E)))))
+    return b.select(b.fcmp_ordered("<", x, c(0.0)), b.fneg(y), y)
+
+
+# Each function of an f32 register; fp64 is narrowed to f32 (documented), but for these three.
+MATH_F32 = {
+    "exp": lambda lw, x: _exp2(lw, lw.b.fmul(x, ll.Constant(f32, LOG2E))),
+    "exp2": _exp2,
+    "log": lambda lw, x: lw.b.fmul(_log2(lw, x), ll.Constant(f32, LN2)),
+    "log2": _log2,
+    "sqrt": lambda lw, x: lw.call("llvm.sqrt.f32", f32, [x]),
+    "rsqrt": lambda lw, x: lw.call("llvm.nvvm.rsqrt.approx.f", f32, [x]),
+    "sin": lambda lw, x: lw.call("llvm.nvvm.sin.approx.f", f32, [x]),
+    "cos": lambda lw, x: lw.call("llvm.nvvm.cos.approx.f", f32, [x]),
+    "floor": lambda lw, x: lw.call("llvm.floor.f32", f32, [x]),
+    "ceil": lambda lw, x: lw.call("llvm.ceil.f32", f32, [x]),
+    "tanh": lambda lw, x: lw.asm(f32, "tanh.approx.f32 $0, $1;", "=f,f", [x], side_effect=False),
+    "erf": _erf,
+}
+MATH_F64 = {"sqrt": "llvm.sqrt.f64", "floor": "llvm.floor.f64", "ceil": "llvm.ceil.f64"}
+# --8<-- [end:math]
+
+
+def _math(name: str):
+    def rule(lw: Lowering, op, dtype, x):
+        if dtype.is_fp64():
+            if name in MATH_F64:
+                return lw.call(MATH_F64[name], f64, [x])
+            return lw.b.fpext(MATH_F32[name](lw, lw.b.fptrunc(x, f32)), f64)
+        return MATH_F32[name](lw, x)
+    return rule
+
+
+def _pow(lw: Lowering, op, dtype, x, y):
+    """x**y = 2**(y*log2|x|), negated for a negative x and an odd integer y (NaN if y is not an integer)."""
+    B = lw.b
+    c = lambda v: ll.Constant(f32, v)
+    xf, yf = (B.fptrunc(v, f32) for v in (x, y)) if dtype.is_fp64() else (x, y)
+    magnitude = _exp2(lw, B.fmul(yf, _log2(lw, lw.call("llvm.fabs.f32", f32, [xf]))))
+    integral = B.fcmp_ordered("==", lw.call("llvm.floor.f32", f32, [yf]), yf)
+    half = B.fmul(yf, c(0.5))
+    odd = B.and_(integral, B.fcmp_unordered("!=", lw.call("llvm.floor.f32", f32, [half]), half))
+    negative = B.fcmp_ordered("<", xf, c(0.0))
+    signed = B.select(odd, B.fneg(magnitude), magnitude)
+    r = B.select(negative, B.select(integral, signed, c(float("nan"))), magnitude)
+    r = B.select(B.fcmp_ordered("==", yf, c(0.0)), c(1.0), r)
+    return B.fpext(r, f64) if dtype.is_fp64() else r
+
+
+_PREDICATES = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _cmp(lw: Lowering, op, dtype, x, y):
+    pred = _PREDICATES[op.attrs["predicate"]]
+    if dtype.is_floating():  # != is true for NaN, every other comparison false
+        return (lw.b.fcmp_unordered if pred == "!=" else lw.b.fcmp_ordered)(pred, x, y)
+    if dtype.is_ptr():
+        return lw.b.icmp_unsigned(pred, lw.b.ptrtoint(x, i64), lw.b.ptrtoint(y, i64))
+    cmp = lw.b.icmp_signed if dtype.kind == "int" and not dtype.is_bool() else lw.b.icmp_unsigned
+    return cmp(pred, x, y)
+
+
+def _select(lw: Lowering, op, dtype, p, x, y):
+    return lw.b.select(p, x, y)
+
+
+# --8<-- [start:cast]
+def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
+    """One register converted from `src` to `dst`, with the interpreter's semantics."""
+    b = lw.b
+    if src == dst:
+        return x
+    if src.is_ptr() or dst.is_ptr():
+        if src.is_ptr() and dst.is_ptr():
+            return x
+        if src.is_ptr():
+            return b.ptrtoint(x, ll_type(dst))
+        return b.inttoptr(b.sext(x, i64) if src.bits < 64 else x, GLOBAL_PTR)
+    if dst.is_bool():
+        if src.is_floating():
+            return b.fcmp_unordered("!=", lw.to_f32(x, src), ll.Constant(f32 if src != ir.float64 else f64, 0.0))
+        return b.icmp_unsigned("!=", x, ll.Constant(x.type, 0))
+    if src.is_floating() and dst.is_floating():
+        if src.is_bf16() or dst.is_bf16():
+            wide = lw.to_f32(x, src) if src != ir.float64 else b.fptrunc(x, f32)
+            return lw.from_f32(wide, dst) if dst != ir.float64 else b.fpext(wide, f64)
+        return b.fpext(x, ll_type(dst)) if dst.bits > src.bits else b.fptrunc(x, ll_type(dst))
+    if src.is_floating():  # to an integer: round toward zero, saturating, NaN -> 0 (cvt.rzi)
+        wide = lw.to_f32(x, src)
+        kind = "fptosi" if dst.kind == "int" else "fptoui"
+        name = f"llvm.{kind}.sat.i{dst.bits}.{'f64' if wide.type is f64 else 'f32'}"
+        return lw.call(name, ll_type(dst), [wide])
+    if dst.is_floating():
+        signed = src.kind == "int" and not src.is_bool()
+        target = f32 if dst.is_bf16() else ll_type(dst)
+        wide = b.sitofp(x, target) if signed else b.uitofp(x, target)
+        return lw.from_f32(wide, dst) if dst.is_bf16() else wide
+    if dst.bits < src.bits:
+        return b.trunc(x, ll_type(dst))
+    if dst.bits > src.bits:
+        return b.sext(x, ll_type(dst)) if src.kind == "int" and not src.is_bool() else b.zext(x, ll_type(dst))
+    return x
+# --8<-- [end:cast]
+
+
+def _cast(lw: Lowering, op, dtype, x):
+    return cast_register(lw, x, dtype, op.result.dtype)
+
+
+def _bitcast(lw: Lowering, op, dtype, x):
+    target = op.result.dtype
+    if dtype.is_ptr() or target.is_ptr():
+        return cast_register(lw, x, dtype, target)
+    return lw.b.bitcast(x, ll_type(target))
+
+
+def _addptr(lw: Lowering, op, dtype, pointer, offset):
+    """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits)."""
+    pointee = i8 if dtype.pointee.is_bool() else ll_type(dtype.pointee)
+    odt = op.operands[1].dtype
+    wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.kind == "int" else lw.b.zext(offset, i64))
+    return lw.b.gep(pointer, [wide], source_etype=pointee)
+
+
+REGISTER_RULES = {
+    "add": _binary("add", "add", "fadd"), "sub": _binary("sub", "sub", "fsub"),
+    "mul": _binary("mul", "mul", "fmul"), "div": _div, "rem": _rem,
+    "and": _binary("and_", "and_", None), "or": _binary("or_", "or_", None),
+    "xor": _binary("xor", "xor", None), "shl": _binary("shl", "shl", None),
+    "shr": _binary("ashr", "lshr", None),
+    "minimum": _minmax("min"), "maximum": _minmax("max"), "umulhi": _umulhi,
+    "neg": _neg, "not": _not, "abs": _abs, "fma": _fma, "pow": _pow,
+    **{name: _math(name) for name in MATH_F32},
+    "cmp": _cmp, "select": _select, "cast": _cast, "bitcast": _bitcast, "addptr": _addptr,
+}
+assert set(REGISTER_RULES) == ir.ELEMENTWISE, "one register rule per elementwise op"
+
+
+# -- tiles from nothing ------------------------------------------------------------------------------
+
+def _constant(lw: Lowering, op):
+    return [const(op.attrs["dtype"], op.attrs["value"])]
+
+
+def _program_id(lw: Lowering, op):
+    return [lw.sreg("ctaid." + "xyz"[op.attrs["axis"]])]
+
+
+def _num_programs(lw: Lowering, op):
+    return [lw.sreg("nctaid." + "xyz"[op.attrs["axis"]])]
+
+
+def _arange(lw: Lowering, op):
+    v = op.result
+    return [index[0] for index in lw.indices(v.layout, v.shape)]
+
+
+def _splat(lw: Lowering, op, x):
+    return x * lw.n_regs(op.result)
+
+
+def _hint(lw: Lowering, op, x):
+    return x
+
+
+RULES = {"constant": _constant, "program_id": _program_id, "num_programs": _num_programs, "arange": _arange,
+         "splat": _splat, "hint": _hint, **{name: _tile_rule(name) for name in REGISTER_RULES}}

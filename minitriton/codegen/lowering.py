@@ -1,0 +1,254 @@
+"""The lowering core: one thread's LLVM IR, built with llvmlite, from tile IR with layouts.
+
+A tile value becomes the list of this thread's registers, in the order its layout numbers them
+(`layouts.DistributedLayout.register_offsets`); a scalar is one register every thread holds.
+`Lowering` holds the LLVM builder and the registers of every IR value, and walks the kernel's
+blocks, lowering each op by its rule: a function from the op and its operands' registers to its
+results' registers. The rules live in the modules beside this one, one idea each (elementwise,
+global memory, shared memory, moves between threads, dot, control flow); `codegen/llvm.py` puts
+their tables together. Here are the helpers every rule uses: LLVM types and constants, intrinsics
+and inline PTX, each register's index in its tile, and the owner of a replicated element.
+Chapter: 08-llvm.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from llvmlite import ir as ll
+
+from .. import ir
+from ..dtypes import bf16_bits
+
+i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
+f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
+GLOBAL_PTR = ll.PointerType(addrspace=1)
+SHARED_PTR = ll.PointerType(addrspace=3)
+GENERIC_PTR = ll.PointerType()
+
+# --8<-- [start:types]
+# The LLVM type of each dtype's registers is a column of the dtype table (`dtypes.TABLE`): bf16 has
+# no LLVM type in llvmlite, so its values travel as their 16-bit patterns, and arithmetic on them
+# is done in f32 and rounded back (see `elementwise.apply`), as the interpreter does.
+LLVM_TYPES = {"i1": i1, "i8": i8, "i16": i16, "i32": i32, "i64": i64, "half": f16, "float": f32,
+              "double": f64, "ptr addrspace(1)": GLOBAL_PTR}
+
+
+def ll_type(dtype: ir.DType) -> ll.Type:
+    return LLVM_TYPES[dtype.facts.llvm]
+
+
+def const(dtype: ir.DType, value) -> ll.Constant:
+    """A constant register of `dtype` (a bf16 rounded to its nearest, as the interpreter rounds)."""
+    if dtype.is_bf16():
+        return ll.Constant(i16, int(bf16_bits(value)))
+    if dtype.is_floating():
+        return ll.Constant(ll_type(dtype), float(value))
+    if dtype.is_ptr():
+        return ll.Constant(GLOBAL_PTR, None)
+    return ll.Constant(ll_type(dtype), int(value) & ((1 << dtype.bits) - 1))
+# --8<-- [end:types]
+
+
+Rule = Callable[..., list]  # (lowering, op, *operand registers) -> result registers
+
+
+class Lowering:
+    """Lowers one kernel; holds the LLVM builder, the registers of every IR value, and helpers."""
+
+    # --8<-- [start:lowering]
+    def __init__(self, fn: ir.Function, num_warps: int, arch: str, rules: dict[str, Rule]):
+        self.fn, self.num_warps, self.arch, self.rules = fn, num_warps, arch, rules
+        self.module = ll.Module(name=fn.name)
+        self.module.triple = "nvptx64-nvidia-cuda"
+        self.regs: dict[int, list] = {}
+        self.intrinsics: dict[str, ll.Function] = {}
+        self.thread_parts: dict = {}
+        self.strings = 0
+        args = [ll_type(a.dtype) for a in fn.args]
+        kernel = ll.Function(self.module, ll.FunctionType(ll.VoidType(), args), fn.name)
+        kernel.calling_convention = "ptx_kernel"
+        for arg, value in zip(kernel.args, fn.args):
+            arg.name = value.name
+            self.regs[id(value)] = [arg]
+        self.kernel = kernel
+        self.b = ll.IRBuilder(kernel.append_basic_block("entry"))
+        self.smem = ll.GlobalVariable(self.module, ll.ArrayType(i8, 0), "smem", addrspace=3)
+        self.smem.linkage = "external"
+        self.smem.align = 1024  # so that offsets aligned to 1 KB are aligned in the shared window
+        self.smem.type = SHARED_PTR  # an opaque pointer, so any type can be stored through it
+        tid = self.sreg("tid.x")
+        self.lane = self.b.and_(tid, ll.Constant(i32, 31), name="lane")
+        self.warp = self.b.lshr(tid, ll.Constant(i32, 5), name="warp")
+        self.tid = tid
+        body = kernel.append_basic_block("body")
+        self.prologue_end = self.b.branch(body)  # values every block may use are computed before it
+        self.b.position_at_end(body)
+        self._in_prologue = False
+    # --8<-- [end:lowering]
+
+    def in_prologue(self, make):
+        """Emit `make()` in the entry block, so that its values dominate every later block."""
+        if self._in_prologue:  # already there (a nested call)
+            return make()
+        here = self.b.block
+        self.b.position_before(self.prologue_end)
+        self._in_prologue = True
+        try:
+            return make()
+        finally:
+            self._in_prologue = False
+            self.b.position_at_end(here)
+
+    # -- the walk ----------------------------------------------------------------------------------
+    def lower(self) -> str:
+        self.block(self.fn.body)
+        self.b.ret_void()
+        return str(self.module)
+
+    def block(self, block: ir.Block) -> None:
+        """Lower each op of `block` by its rule; a region op's rule returns a list per result."""
+        for op in block.ops:
+            rule = self.rules.get(op.name)
+            assert rule is not None, f"no lowering rule for op {op.name!r}"
+            results = rule(self, op, *[self.get(v) for v in op.operands])
+            if op.results:
+                if len(op.results) == 1 and op.name not in ir.REGION_OPS:
+                    results = [results]
+                for value, registers in zip(op.results, results):
+                    self.set(value, registers)
+
+    def get(self, v: ir.Value) -> list:
+        return self.regs[id(v)]
+
+    def set(self, v: ir.Value, registers: list) -> None:
+        self.regs[id(v)] = list(registers)
+
+    # -- small helpers ----------------------------------------------------------------------------
+    def intrinsic(self, name: str, ret: ll.Type, args: list[ll.Type]) -> ll.Function:
+        if name not in self.intrinsics:
+            self.intrinsics[name] = ll.Function(self.module, ll.FunctionType(ret, args), name)
+        return self.intrinsics[name]
+
+    def call(self, name: str, ret: ll.Type, args: list):
+        return self.b.call(self.intrinsic(name, ret, [a.type for a in args]), args)
+
+    def sreg(self, name: str):
+        return self.call(f"llvm.nvvm.read.ptx.sreg.{name}", i32, [])
+
+    def asm(self, ret: ll.Type, text: str, constraints: str, args: list, side_effect: bool = True):
+        fnty = ll.FunctionType(ret, [a.type for a in args])
+        return self.b.call(ll.InlineAsm(fnty, text, constraints, side_effect=side_effect), args)
+
+    def barrier(self):
+        self.call("llvm.nvvm.barrier0", ll.VoidType(), [])
+
+    def shared_ptr(self, byte_offset):
+        """A pointer `byte_offset` bytes into this kernel's dynamic shared memory."""
+        return self.b.gep(self.smem, [byte_offset], source_etype=i8)
+
+    def to_f32(self, x, dtype: ir.DType):
+        """A 16-bit float register widened to f32 (bf16: its bits are f32's top half)."""
+        if dtype.is_bf16():
+            return self.b.bitcast(self.b.shl(self.b.zext(x, i32), ll.Constant(i32, 16)), f32)
+        if dtype == ir.float16:
+            return self.b.fpext(x, f32)
+        return x
+
+    def from_f32(self, x, dtype: ir.DType):
+        """An f32 register rounded to a 16-bit float (to nearest, ties to even)."""
+        if dtype.is_bf16():
+            return self.asm(i16, "cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], side_effect=False)
+        if dtype == ir.float16:
+            return self.b.fptrunc(x, f16)
+        return x
+
+    # --8<-- [start:counted_loop]
+    def counted_loop(self, start, stop: int, step: int, carried: list, body) -> list:
+        """`for i in range(start, stop, step): carried = body(i, carried)` as basic blocks with phi
+        nodes (i32 `i`, a runtime start, constant stop and step); returns the final `carried`."""
+        b = self.b
+        before = b.block
+        head, loop, done = (b.append_basic_block(name) for name in ("loop.head", "loop.body", "loop.done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(i32)
+        i.add_incoming(start, before)
+        phis = []
+        for value in carried:
+            phi = b.phi(value.type)
+            phi.add_incoming(value, before)
+            phis.append(phi)
+        b.cbranch(b.icmp_unsigned("<", i, ll.Constant(i32, stop)), loop, done)
+        b.position_at_end(loop)
+        updated = body(i, phis)
+        i.add_incoming(b.add(i, ll.Constant(i32, step)), b.block)
+        for phi, value in zip(phis, updated):
+            phi.add_incoming(value, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        return phis
+    # --8<-- [end:counted_loop]
+
+    # -- indices: where this thread's registers sit in the tile ------------------------------------
+    # --8<-- [start:indices]
+    def thread_part(self, layout, shape) -> list:
+        """Per dimension, the index contribution of this thread's lane and warp (runtime i32)."""
+        key = (layout, tuple(shape))
+        if key not in self.thread_parts:
+            self.thread_parts[key] = self.in_prologue(lambda: self._thread_part(layout, shape))
+        return self.thread_parts[key]
+
+    def _thread_part(self, layout, shape) -> list:
+        parts = [ll.Constant(i32, 0)] * len(shape)
+        for ident, fields in ((self.lane, layout.lane_fields(shape)), (self.warp, layout.warp_fields(shape))):
+            for f in fields:
+                bits = self.b.and_(self.b.lshr(ident, ll.Constant(i32, f.shift)),
+                                   ll.Constant(i32, (1 << f.width) - 1))
+                parts[f.dim] = self.b.or_(parts[f.dim], self.b.mul(bits, ll.Constant(i32, f.scale)))
+        return parts
+
+    def indices(self, layout, shape) -> list[list]:
+        """For each register, its index in the tile (per dimension, runtime i32)."""
+        parts = self.thread_part(layout, shape)
+        return [[self.b.or_(p, ll.Constant(i32, o)) if o else p for p, o in zip(parts, offsets)]
+                for offsets in layout.register_offsets(shape)]
+    # --8<-- [end:indices]
+
+    def n_regs(self, v: ir.Value) -> int:
+        return v.layout.registers_per_thread(v.shape) if v.type.is_tile else 1
+
+    # -- owners: which copy of a replicated element acts ---------------------------------------------
+    def owner_predicate(self, layout, shape):
+        """True in the one thread (of the replicas) that owns each of its elements."""
+        replica = 0
+        for bit, basis in enumerate(layout.lane_bases(shape)):
+            if not any(basis):
+                replica |= 1 << bit
+        warp_replica = 0
+        for bit, basis in enumerate(layout.warp_bases(shape)):
+            if not any(basis):
+                warp_replica |= 1 << bit
+        ok = ll.Constant(i1, 1)
+        if replica:
+            ok = self.b.and_(ok, self.b.icmp_unsigned("==", self.b.and_(self.lane, ll.Constant(i32, replica)),
+                                                       ll.Constant(i32, 0)))
+        if warp_replica:
+            ok = self.b.and_(ok, self.b.icmp_unsigned("==", self.b.and_(self.warp, ll.Constant(i32, warp_replica)),
+                                                       ll.Constant(i32, 0)))
+        return ok
+
+    def unique_registers(self, layout, shape) -> list[int]:
+        """Register numbers of a thread that hold distinct elements (the first of each duplicate)."""
+        seen, result = set(), []
+        for r, offsets in enumerate(layout.register_offsets(shape)):
+            if offsets not in seen:
+                seen.add(offsets)
+                result.append(r)
+        return result
+
+    def owners(self, value: ir.Value):
+        """(predicate, registers): which thread and registers perform an effect once per element
+        of `value` (a scalar's: thread 0)."""
+        if value.type.is_tile:
+            return self.owner_predicate(value.layout, value.shape), set(self.unique_registers(value.layout, value.shape))
+        return self.b.icmp_unsigned("==", self.tid, ll.Constant(i32, 0)), {0}

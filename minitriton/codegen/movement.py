@@ -1,0 +1,204 @@
+"""Moving elements between threads: layout conversions, shape ops, reductions and scans.
+
+Each move first asks whether it stays inside every thread: if the destination layout's lanes and
+warps index the same elements as the source's (`passes.geometry.register_map`), the op is a
+renumbering of registers and costs nothing. Otherwise the elements go through shared memory
+(`codegen/shared.py`). A conversion to a tensor-core operand goes its own way (`operands.py`).
+Reductions fold inside a thread, then across lanes with `shfl.sync.bfly`, then across warps through
+shared memory; scans go through shared memory. Chapter: 08-llvm.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from .. import ir
+from ..passes.geometry import drop, index_map, ldmatrix_operand, reduce_index_offset, register_map
+from .elementwise import apply
+from .lowering import Lowering, f32, f64, i32, i64
+from .operands import to_mma_operand
+from .shared import dotted, element_ptrs, read, row_major, shared_at, through_shared, write
+
+
+def _move(lw: Lowering, op, x):
+    """An op that only moves elements (`passes.geometry.MOVES`): registers renumbered where every
+    thread holds what it needs, else the round trip through shared memory."""
+    src, dst = op.operands[0], op.result
+    to_src = index_map(op)
+    mapping = register_map(src.layout, src.shape, dst.layout, dst.shape, to_src)
+    if mapping is not None:
+        return [x[r] for r in mapping]
+    return through_shared(lw, op, x, src, dst.layout, dst.shape, to_src)
+
+
+def _convert_layout(lw: Lowering, op, x):
+    if ldmatrix_operand(op) is not None:
+        return to_mma_operand(lw, op, x)
+    return _move(lw, op, x)
+
+
+# The elementwise op that combines two partial results of each kind of reduction and scan.
+COMBINE_OPS = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum", "xor": "xor", "and": "and",
+               "or": "or"}
+
+
+def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b, region: ir.Block | None = None):
+    """Combine two partial results (for argmax/argmin, (value, index) pairs; ties keep the lower
+    index; for "combine", the user's function, lowered again wherever two partials meet)."""
+    B = lw.b
+    if kind == "combine":
+        lw.set(region.args[0], [a])
+        lw.set(region.args[1], [b])
+        lw.block(ir.Block(region.args, region.ops[:-1]))
+        return lw.get(region.ops[-1].operands[0])[0]
+    if kind in ("argmax", "argmin"):
+        (va, ia), (vb, ib) = a, b
+        fa, fb = lw.to_f32(va, dtype) if dtype.is_floating() else va, lw.to_f32(vb, dtype) if dtype.is_floating() else vb
+        if dtype.is_floating():
+            better = B.fcmp_ordered(">" if kind == "argmax" else "<", fb, fa)
+            equal = B.fcmp_ordered("==", fb, fa)
+        else:
+            cmp = B.icmp_signed if dtype.kind == "int" else B.icmp_unsigned
+            better = cmp(">" if kind == "argmax" else "<", fb, fa)
+            equal = cmp("==", fb, fa)
+        take_b = B.or_(better, B.and_(equal, B.icmp_signed("<", ib, ia)))
+        return B.select(take_b, vb, va), B.select(take_b, ib, ia)
+    return apply(lw, COMBINE_OPS[kind], None, dtype, a, b)
+
+
+def _shuffle_xor(lw: Lowering, value, mask: int):
+    """The value lane `lane ^ mask` holds (every type goes through 32-bit shuffles)."""
+    B = lw.b
+    full = ll.Constant(i32, 0xFFFFFFFF)
+    t = value.type
+    if t == i64 or t == f64:
+        bits = B.bitcast(value, i64) if t == f64 else value
+        lo, hi = B.trunc(bits, i32), B.trunc(B.lshr(bits, ll.Constant(i64, 32)), i32)
+        lo, hi = (lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, v, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+                  for v in (lo, hi))
+        joined = B.or_(B.zext(lo, i64), B.shl(B.zext(hi, i64), ll.Constant(i64, 32)))
+        return B.bitcast(joined, f64) if t == f64 else joined
+    if t == f32:
+        return lw.call("llvm.nvvm.shfl.sync.bfly.f32", f32, [full, value, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+    if t == i32:
+        return lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, value, ll.Constant(i32, mask), ll.Constant(i32, 31)])
+    bits = B.bitcast(value, ll.IntType(t.width if isinstance(t, ll.IntType) else 16)) \
+        if not isinstance(t, ll.IntType) else value
+    wide = B.zext(bits, i32)
+    out = B.trunc(lw.call("llvm.nvvm.shfl.sync.bfly.i32", i32, [full, wide, ll.Constant(i32, mask),
+                                                               ll.Constant(i32, 31)]), bits.type)
+    return out if isinstance(t, ll.IntType) else B.bitcast(out, t)
+
+
+def _shuffle(lw, value, mask):
+    if isinstance(value, tuple):
+        return tuple(_shuffle_xor(lw, v, mask) for v in value)
+    return _shuffle_xor(lw, value, mask)
+
+
+# --8<-- [start:reduce]
+def _reduce(lw: Lowering, op, x):
+    """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared memory."""
+    src, result = op.operands[0], op.result
+    axis, kind = op.attrs["axis"], op.attrs["kind"]
+    region = op.regions[0] if op.regions else None
+    dtype = src.dtype
+    layout, shape = src.layout, src.shape
+    offsets = layout.register_offsets(shape)
+    with_index = kind in ("argmax", "argmin")
+    indices = lw.indices(layout, shape) if with_index else None
+    # 1. In-thread: registers that differ only along the axis fold together.
+    groups: dict[tuple, object] = {}
+    for r in lw.unique_registers(layout, shape):
+        key = drop(axis)(offsets[r])
+        value = (x[r], indices[r][axis]) if with_index else x[r]
+        groups[key] = value if key not in groups else _combine(lw, kind, dtype, groups[key], value, region)
+    # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
+    for mask in layout.lane_masks_along(axis, shape):
+        groups = {k: _combine(lw, kind, dtype, v, _shuffle(lw, v, mask), region) for k, v in groups.items()}
+    # 3. Across warps: partial results meet in shared memory.
+    warp_masks = layout.warp_masks_along(axis, shape)
+    if warp_masks:
+        groups = _across_warps(lw, op, groups, warp_masks, kind, dtype, layout, shape, axis, region)
+    # 4. Registers in the order of the result's (slice) layout.
+    if not result.type.is_tile:
+        (value,) = groups.values()
+        return [value[1] if with_index else value]
+    picked = [groups[tuple(o)] for o in result.layout.register_offsets(result.shape)]
+    return [v[1] if with_index else v for v in picked]
+# --8<-- [end:reduce]
+
+
+def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, shape, axis, region=None):
+    B = lw.b
+    out_shape = drop(axis)(shape)
+    count = 1
+    for s in out_shape:
+        count *= s
+    slot = ll.Constant(i32, 0)  # this warp's position among the warps along the axis
+    for k, mask in enumerate(warp_masks):
+        on = B.and_(B.lshr(lw.warp, ll.Constant(i32, mask.bit_length() - 1)), ll.Constant(i32, 1))
+        slot = B.or_(slot, B.shl(on, ll.Constant(i32, k)))
+    parts = lw.thread_part(layout, shape)
+    with_index = kind in ("argmax", "argmin")
+    index_base = reduce_index_offset(op)  # the partial indices follow the partial values
+    positions = {}
+    for key, value in groups.items():
+        element_index = [B.or_(p, ll.Constant(i32, o)) if o else p for p, o in zip(drop(axis)(parts), key)]
+        position = dotted(lw, element_index, row_major(out_shape)) if out_shape else ll.Constant(i32, 0)
+        positions[key] = position
+        at = B.add(B.mul(slot, ll.Constant(i32, count)), position)
+        if with_index:
+            write(lw, shared_at(lw, op, at, dtype), value[0], dtype)
+            write(lw, shared_at(lw, op, at, ir.int32, index_base), value[1], ir.int32)
+        else:
+            write(lw, shared_at(lw, op, at, dtype), value, dtype)
+    lw.barrier()
+    result = {}
+    for key, position in positions.items():
+        acc = None
+        for w in range(1 << len(warp_masks)):
+            at = B.add(ll.Constant(i32, w * count), position)
+            value = read(lw, shared_at(lw, op, at, dtype), dtype)
+            if with_index:
+                value = (value, read(lw, shared_at(lw, op, at, ir.int32, index_base), ir.int32))
+            acc = value if acc is None else _combine(lw, kind, dtype, acc, value, region)
+        result[key] = acc
+    return result
+
+
+def _scan(lw: Lowering, op, x):
+    """In shared memory, one thread per line along the axis (simple and exact): every thread writes
+    what it holds, then each line is scanned by one thread, then every thread reads its elements."""
+    B = lw.b
+    src = op.operands[0]
+    dtype, shape, axis = src.dtype, src.shape, op.attrs["axis"]
+    written = element_ptrs(lw, op, src.layout, shape, row_major(shape), dtype)
+    for r in lw.unique_registers(src.layout, shape):
+        write(lw, written[r], x[r], dtype)
+    lw.barrier()
+    length = shape[axis]
+    stride = 1
+    for s in shape[axis + 1:]:
+        stride *= s
+    lines = src.type.numel // length
+    # for line in range(tid, lines, threads): scan the `length` elements of that line
+
+    def scan_line(line, _):
+        outer, inner = B.udiv(line, ll.Constant(i32, stride)), B.urem(line, ll.Constant(i32, stride))
+        base = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
+        acc = None
+        for k in (range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)):
+            ptr = shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
+            value = read(lw, ptr, dtype)
+            acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value,
+                                                     op.regions[0] if op.regions else None)
+            write(lw, ptr, acc, dtype)
+        return []
+
+    lw.counted_loop(lw.tid, lines, 32 * lw.num_warps, [], scan_line)
+    lw.barrier()
+    return [read(lw, ptr, dtype) for ptr in element_ptrs(lw, op, op.result.layout, shape, row_major(shape), dtype)]
+
+
+RULES = {"convert_layout": _convert_layout, "broadcast": _move, "expand_dims": _move, "trans": _move,
+         "reshape": _move, "reduce": _reduce, "scan": _scan}

@@ -1,0 +1,174 @@
+"""The tensor cores' operands in shared memory: ldmatrix, wgmma's canonical layout, cp.async rings.
+
+A dot on tensor cores reads its operands from shared memory. For `mma.sync` each thread stores its
+runs of an operand (16 bytes at once, swizzled so no read meets a bank conflict) and `ldmatrix`
+loads the fragments the instruction wants; for `wgmma` the operand stays there, laid out as the
+instruction reads it through a descriptor, and a thread's only "register" is the buffer's address.
+In a pipelined loop (`passes/pipeline`) the operand arrives there straight from global memory:
+`cp.async` copies each iteration's tile into a stage of a ring, and the loop reads the stage a few
+iterations later. The layouts themselves are `passes/geometry`'s. Chapter: 10-performance.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from .. import ir
+from ..layouts import SharedOperandLayout
+from ..passes import geometry
+from .lowering import Lowering, i16, i32, i64, ll_type
+
+
+# --8<-- [start:ldmatrix]
+def _swizzled(lw: Lowering, shared, row, col, row_length: int):
+    """Element offset of (row, col) in the swizzled buffer (`SharedLayout.offset`, in LLVM)."""
+    B = lw.b
+    c = lambda v: ll.Constant(i32, v)
+    phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
+    chunk = B.xor(B.udiv(col, c(shared.vec)), phase)
+    return B.add(B.mul(row, c(row_length)), B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
+
+
+def to_mma_operand(lw: Lowering, op, x) -> list:
+    """Blocked registers -> shared memory (16-byte stores, swizzled) -> mma fragments (ldmatrix);
+    a wgmma operand stays there, and its one "register" is the buffer's address."""
+    src, dst = op.operands[0], op.result
+    shared = geometry.ldmatrix_operand(op)
+    base = ll.Constant(i32, op.attrs.get("smem_offset", 0))
+    _store_operand(lw, src, x, shared, base)
+    if isinstance(shared, geometry.WgmmaOperand):
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])  # tensor cores read what threads wrote
+        lw.barrier()
+        return [base]
+    lw.barrier()
+    return read_operand(lw, dst, shared, src.shape[1], base)
+
+
+def _element_address(lw: Lowering, base, shared, row, col, row_length: int, size: int = 2):
+    if isinstance(shared, geometry.WgmmaOperand):
+        return lw.shared_ptr(lw.b.add(base, wgmma_byte_offset(lw, shared, row, col)))
+    offset = _swizzled(lw, shared, row, col, row_length)
+    return lw.shared_ptr(lw.b.add(base, lw.b.mul(offset, ll.Constant(i32, size))))
+
+
+def _runs(lw: Lowering, value: ir.Value, run: int):
+    """(first register, its runtime index) of each run of `run` consecutive elements a thread holds."""
+    indices = lw.indices(value.layout, value.shape)
+    offsets = value.layout.register_offsets(value.shape)
+    seen = set()
+    for r in range(0, len(offsets), run):
+        if tuple(offsets[r]) not in seen:
+            seen.add(tuple(offsets[r]))
+            yield r, indices[r]
+
+
+def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
+    """Each thread stores its runs of consecutive row elements, up to 8 (16 bytes) at once."""
+    B = lw.b
+    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8) if src.layout.order[0] == 1 else 1
+    for r, (row, col) in _runs(lw, src, run):
+        vector = ll.VectorType(x[r].type, run)
+        packed = ll.Constant(vector, None)
+        for k in range(run):
+            packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
+        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1]), align=2 * run)
+
+
+def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> list:
+    """ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of each fragment."""
+    B = lw.b
+    layout = dst.layout
+    warp_part = [ll.Constant(i32, 0), ll.Constant(i32, 0)]
+    for f in layout.warp_fields(dst.shape):
+        bits = B.and_(B.lshr(lw.warp, ll.Constant(i32, f.shift)), ll.Constant(i32, (1 << f.width) - 1))
+        warp_part[f.dim] = B.or_(warp_part[f.dim], B.mul(bits, ll.Constant(i32, f.scale)))
+    lane = lw.lane
+    within = B.and_(lane, ll.Constant(i32, 7))
+    second = B.and_(B.lshr(lane, ll.Constant(i32, 3)), ll.Constant(i32, 1))
+    third = B.lshr(lane, ll.Constant(i32, 4))
+    reg_offsets = layout.register_offsets(dst.shape)
+    size = 8 if layout.op_idx == 0 else 4  # registers per m16k16 (A) or k16n8 (B) fragment
+    out = [None] * len(reg_offsets)
+    for start in range(0, len(reg_offsets), size):
+        r0, c0 = reg_offsets[start]
+        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
+        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
+            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, 8)))
+            text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
+        else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
+            col = B.add(warp_part[1], ll.Constant(i32, c0))
+            text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
+        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length), i64)
+        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
+        for w in range(count):
+            word = B.extract_value(result, w)
+            for half in range(2):
+                bits = B.trunc(B.lshr(word, ll.Constant(i32, 16 * half)), i16)
+                out[start + 2 * w + half] = bits if dst.dtype.is_bf16() else B.bitcast(bits, ll_type(dst.dtype))
+    return out
+
+
+# -- the pipelined form: cp.async into a ring of stages, ldmatrix out of it ---------------------------
+
+def _stage_base(lw: Lowering, op, stage):
+    offset = lw.fn.attrs["buffer_offsets"][op.attrs["buffer"]]
+    return lw.b.add(ll.Constant(i32, offset), lw.b.mul(stage, ll.Constant(i32, op.attrs["stage_bytes"])))
+
+
+def _async_load(lw: Lowering, op, ptrs, mask, stage):
+    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill zeros."""
+    B = lw.b
+    src = op.operands[0]
+    shared, run = op.attrs["shared"], op.attrs["run"]
+    base = _stage_base(lw, op, stage[0])
+    element = src.dtype.pointee.itemsize
+    size = element * run
+    kind = "cg" if size == 16 else "ca"
+    for r, (row, col) in _runs(lw, src, run):
+        dst = B.ptrtoint(_element_address(lw, base, shared, row, col, src.shape[1], element), i64)
+        copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
+        lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
+               [dst, ptrs[r], copied])
+
+
+def _async_commit(lw: Lowering, op):
+    lw.asm(ll.VoidType(), "cp.async.commit_group;", "", [])
+
+
+def _async_wait(lw: Lowering, op):
+    lw.asm(ll.VoidType(), f"cp.async.wait_group {op.attrs['pending']};", "", [])
+    if op.attrs.get("fence"):  # the copies are read next by the tensor cores (wgmma), not by threads
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
+
+
+def _local_read(lw: Lowering, op, stage):
+    if isinstance(op.result.layout, SharedOperandLayout):  # read where it is, by wgmma or the FMA dot
+        return [_stage_base(lw, op, stage[0])]
+    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
+# --8<-- [end:ldmatrix]
+
+
+# --8<-- [start:wgmma-address]
+def wgmma_byte_offset(lw: Lowering, shared: geometry.WgmmaOperand, row, col):
+    """The byte offset of (row, col) in a wgmma operand's buffer (`geometry.WgmmaOperand`)."""
+    B = lw.b
+    c = lambda v: ll.Constant(i32, v)
+    if shared.op_idx == 0:
+        phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
+        chunk = B.xor(B.udiv(col, c(8)), phase)
+        return B.add(B.mul(row, c(shared.row_bytes)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
+    atom = B.udiv(col, c(64))
+    chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
+    within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
+    return B.add(B.mul(atom, c(shared.rows * 128)), within)
+
+
+def wgmma_descriptor(lw: Lowering, shared: geometry.WgmmaOperand, address):
+    """The 64-bit matrix descriptor of the operand starting at shared `address` (bytes)."""
+    B = lw.b
+    start = B.lshr(B.and_(B.zext(address, i64), ll.Constant(i64, 0x3FFFF)), ll.Constant(i64, 4))
+    return B.or_(start, ll.Constant(i64, shared.descriptor_bits()))
+# --8<-- [end:wgmma-address]
+
+
+RULES = {"async_load": _async_load, "async_commit": _async_commit, "async_wait": _async_wait,
+         "local_read": _local_read}

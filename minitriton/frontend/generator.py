@@ -1,0 +1,346 @@
+"""AST capture: a `@jit` function's Python source -> tile IR.
+
+`generate` walks the kernel's syntax tree once, evaluating every expression. Compile-time values
+(constexpr arguments, literals, dtypes, anything computed only from them) stay plain Python values
+and fold away; values known only when the kernel runs are `tl.tensor`s whose operations append IR
+through `language.semantic`. The `CodeGenerator` here handles statements and expressions; control
+flow (`control.py`) and calls (`calls.py`) are its other two parts. Every mistake is a
+`CompilationError` pointing at the kernel's line. Chapter: 02-frontend.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+from typing import Any
+
+from .. import ir
+from ..errors import CompilationError, Loc
+from ..language import core as tl
+from ..language import semantic
+from ..language.semantic import SemanticError
+from ..specialize import ArgSpec
+from .calls import Calls, _describe
+from .control import ControlFlow, _OnlyInOneBranch, _always_returns, _contains_return
+from .source import KernelFunction, ParsedFunction
+
+# Python builtins a kernel may use; everything else from `builtins` is refused with a clear error.
+_PY_BUILTINS = {"range", "min", "max", "print", "len", "int", "float", "bool", "abs", "isinstance",
+                "tuple", "list", "enumerate", "zip", "getattr", "hasattr", "str", "round", "divmod",
+                "reversed", "any", "all", "sum", "type", "repr"}
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+           ast.MatMult: operator.matmul}
+_CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+           ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_UNSUPPORTED = {
+    ast.With: "`with` blocks are", ast.Try: "try/except is", ast.ClassDef: "class definitions are",
+    ast.FunctionDef: "nested function definitions are", ast.Lambda: "lambdas are",
+    ast.Import: "imports are", ast.ImportFrom: "imports are", ast.Global: "`global` is",
+    ast.Nonlocal: "`nonlocal` is", ast.Delete: "`del` is", ast.ListComp: "list comprehensions are",
+    ast.GeneratorExp: "generator expressions are", ast.DictComp: "dict comprehensions are",
+    ast.SetComp: "set comprehensions are", ast.Yield: "`yield` is", ast.Await: "`await` is",
+    ast.Raise: "`raise` is", ast.Break: "`break` is", ast.Continue: "`continue` is",
+    ast.AsyncFunctionDef: "async functions are", ast.Set: "set literals are", ast.NamedExpr: "`:=` is",
+}
+_UNSUPPORTED_HINTS = {
+    ast.Break: "give the loop a condition (a while loop) or mask the remaining iterations",
+    ast.Continue: "wrap the rest of the body in an if, or mask it",
+    ast.FunctionDef: "define it at module level with @jit and call it",
+    ast.Lambda: "define a @jit function at module level and call it",
+    ast.ListComp: "use tl.static_range to unroll a loop at compile time",
+    ast.Raise: "use tl.static_assert (compile time) or tl.device_assert (run time)",
+    ast.Import: "import at module level: a kernel sees the names of its module",
+    ast.ImportFrom: "import at module level: a kernel sees the names of its module",
+}
+
+
+
+# --8<-- [start:generate]
+def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict[str, Any],
+             name: str | None = None) -> ir.Function:
+    """Compile one specialization of a @jit kernel to tile IR.
+
+    `specs` describes each runtime argument; `constexprs` gives the value of every other parameter.
+    """
+    parsed = jit_fn.parsed
+    builder = ir.Builder()
+    args, arg_attrs, scope = [], [], {}
+    for param in jit_fn.arg_names:
+        if param in constexprs:
+            scope[param] = tl._unwrap(constexprs[param])
+            continue
+        spec = specs[param]
+        value = ir.Value(ir.scalar(spec.dtype), name=param)
+        args.append(value)
+        arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
+        scope[param] = 1 if spec.equals_one else tl.tensor(value)
+    loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
+    fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
+    with semantic.building(builder):
+        CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
+    ir.verify(fn)
+    return fn
+# --8<-- [end:generate]
+
+
+class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
+    """Walks one function's AST, holding its variables in `scope`; inlined calls get their own."""
+
+    def __init__(self, parsed: ParsedFunction, builder: ir.Builder, scope: dict, depth: int):
+        self.parsed, self.builder, self.scope, self.depth = parsed, builder, scope, depth
+        self.loop_depth = 0
+        self.assigned_at: dict[str, ast.AST] = {}  # where each variable was last assigned, for errors
+
+    # -- locations and errors ---------------------------------------------------------------------
+    def loc(self, node: ast.AST) -> Loc:
+        return Loc(self.parsed.file, self.parsed.first_line + getattr(node, "lineno", 1) - 1,
+                   self.parsed.col_offset + getattr(node, "col_offset", 0), self.parsed.name)
+
+    def error(self, node: ast.AST, message: str, hint: str | None = None) -> CompilationError:
+        return CompilationError(self.loc(node), message, hint)
+
+    # --8<-- [start:visit]
+    def visit(self, node: ast.AST):
+        """Visit a node with its location stamped on every op made; point any error at the node."""
+        if type(node) in _UNSUPPORTED:
+            raise self.error(node, f"{_UNSUPPORTED[type(node)]} not supported inside a @jit function",
+                             _UNSUPPORTED_HINTS.get(type(node)))
+        saved = self.builder.loc
+        if hasattr(node, "lineno"):
+            self.builder.loc = self.loc(node)
+        try:
+            method = getattr(self, "visit_" + type(node).__name__, None)
+            if method is None:
+                raise self.error(node, f"{type(node).__name__} is not supported inside a @jit function")
+            return method(node)
+        except CompilationError:
+            raise
+        except SemanticError as e:  # the user's mistake: the message says it all, no traceback
+            raise self.error(node, str(e), e.hint) from None
+        except RecursionError as e:
+            raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
+                             "@jit functions are inlined, so they cannot recurse") from e
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError,
+                OverflowError, AssertionError) as e:
+            raise self.error(node, f"{type(e).__name__}: {e}") from e
+        finally:
+            self.builder.loc = saved
+    # --8<-- [end:visit]
+
+    # -- statements -------------------------------------------------------------------------------
+    def run_body(self, stmts: list[ast.stmt]) -> None:
+        """Run statements in order; an `if` that returns in a branch takes the rest of the body along."""
+        for i, stmt in enumerate(stmts):
+            if "$ret" in self.scope:
+                return  # code after a return never runs
+            if isinstance(stmt, ast.If) and _contains_return(stmt) and self.loop_depth == 0:
+                rest = stmts[i + 1:]
+                then = stmt.body + ([] if _always_returns(stmt.body) else rest)
+                orelse = stmt.orelse + ([] if _always_returns(stmt.orelse) else rest)
+                self.visit(ast.copy_location(ast.If(stmt.test, then, orelse), stmt))
+                return
+            self.visit(stmt)
+
+    def visit_Expr(self, node: ast.Expr):
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Return(self, node: ast.Return):
+        if self.loop_depth:
+            raise self.error(node, "return inside a loop is not supported",
+                             "assign the result to a variable and return it after the loop")
+        returns_none = node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None
+        if self.depth == 0 and not returns_none:
+            raise self.error(node, "a kernel cannot return a value", "write results to memory with tl.store")
+        self.scope["$ret"] = None if node.value is None else self.visit(node.value)
+
+    def visit_Assign(self, node: ast.Assign):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        if tl.is_constexpr(ast.unparse(node.annotation)) and isinstance(value, tl.tensor):
+            raise self.error(node, f"{ast.unparse(node.target)} is annotated tl.constexpr but its value "
+                             "is only known when the kernel runs")
+        self.assign(node.target, value)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node, "only variables can be updated in place (x += ...)",
+                             "tiles are values: write x = x + y, or store through a pointer")
+        current = self.visit(ast.copy_location(ast.Name(node.target.id, ast.Load()), node))
+        self.assign(node.target, self.apply_binop(node.op, current, self.visit(node.value), node))
+
+    def assign(self, target: ast.AST, value) -> None:
+        value = tl._unwrap(value)
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+            self.assigned_at[target.id] = target
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = next((t for t in target.elts if isinstance(t, ast.Starred)), None)
+            if starred is not None:
+                raise self.error(starred, "`*` unpacking is not supported inside a @jit function",
+                                 "unpack into as many names as there are values")
+            if isinstance(value, tl.tensor) or not hasattr(value, "__len__"):
+                raise self.error(target, f"cannot unpack {value!r} into {len(target.elts)} names")
+            if len(value) != len(target.elts):
+                raise self.error(target, f"cannot unpack {len(value)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+        else:
+            raise self.error(target, f"cannot assign to {ast.unparse(target)}",
+                             "tiles are values: build a new one with tl.where, or tl.store to memory")
+
+    def visit_Assert(self, node: ast.Assert):
+        test = self.visit(node.test)
+        msg = "" if node.msg is None else str(self.visit(node.msg))
+        if isinstance(test, tl.tensor):
+            tl.device_assert(test, msg or ast.unparse(node.test))
+        elif not test:
+            raise self.error(node, f"assertion failed: {msg or ast.unparse(node.test)}")
+
+
+    # -- expressions --------------------------------------------------------------------------------
+    def visit_Constant(self, node: ast.Constant):
+        return node.value
+
+    def visit_Name(self, node: ast.Name):
+        name = node.id
+        if name in self.scope:
+            value = self.scope[name]
+            if isinstance(value, _OnlyInOneBranch):
+                raise self.error(node, f"`{name}` is defined only in {value.where}",
+                                 "define it before the if/loop so it exists on every path")
+            return value
+        if name in self.parsed.globals:
+            return self.global_value(node, self.parsed.globals[name])
+        if name in _PY_BUILTINS:
+            return getattr(builtins, name)
+        if hasattr(builtins, name):
+            raise self.error(node, f"the Python builtin `{name}` is not supported inside a @jit function")
+        raise self.error(node, f"name `{name}` is not defined",
+                         "a kernel sees its arguments, its local variables, and module-level names")
+
+    def global_value(self, node, value):
+        if type(value).__module__.startswith(("torch", "numpy", "cupy")) and hasattr(value, "shape"):
+            raise self.error(node, f"global `{node.id}` is an array ({type(value).__name__}); kernels "
+                             "cannot read host arrays", "pass it to the kernel as an argument")
+        return tl._unwrap(value)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        base = self.visit(node.value)
+        try:
+            return tl._unwrap(getattr(base, node.attr))
+        except AttributeError:
+            raise self.error(node, f"{_describe(base)} has no attribute `{node.attr}`") from None
+
+    def visit_Tuple(self, node: ast.Tuple):
+        return tuple(self.visit(e) for e in node.elts)
+
+    def visit_List(self, node: ast.List):
+        return [self.visit(e) for e in node.elts]
+
+    def visit_Dict(self, node: ast.Dict):
+        return {self.visit(k): self.visit(v) for k, v in zip(node.keys, node.values)}
+
+    def visit_JoinedStr(self, node: ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            else:
+                v = self.visit(value.value)
+                if isinstance(v, tl.tensor):
+                    raise self.error(value, "f-strings can only format compile-time values",
+                                     "print runtime values with tl.device_print(prefix, value)")
+                spec = "" if value.format_spec is None else self.visit(value.format_spec)
+                parts.append(format(v, spec))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node):
+        return self.visit_JoinedStr(ast.JoinedStr([node]))
+
+    def visit_Slice(self, node: ast.Slice):
+        return slice(*(None if x is None else self.visit(x) for x in (node.lower, node.upper, node.step)))
+
+    def visit_Subscript(self, node: ast.Subscript):
+        base = self.visit(node.value)
+        index = self.visit(node.slice)
+        if isinstance(base, tl.tensor):
+            return base[index]
+        if isinstance(index, tl.tensor):
+            raise self.error(node, "cannot index a compile-time value with a runtime value")
+        return base[index]
+
+    def apply_binop(self, op: ast.operator, a, b, node):
+        a, b = tl._unwrap(a), tl._unwrap(b)
+        if type(op) is ast.Pow and (isinstance(a, tl.tensor) or isinstance(b, tl.tensor)):
+            return tl.pow(a, b)
+        if type(op) is ast.MatMult:
+            raise self.error(node, "`@` is not supported on tiles", "use tl.dot(a, b)")
+        return _BINOPS[type(op)](a, b)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        return self.apply_binop(node.op, self.visit(node.left), self.visit(node.right), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        x = tl._unwrap(self.visit(node.operand))
+        if isinstance(node.op, ast.Not):
+            return tl.tensor(semantic.unary("lnot", x.handle)) if isinstance(x, tl.tensor) else not x
+        return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)](x)
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        """`and`/`or`: Python's meaning on constants; elementwise logic (both sides run) on tensors."""
+        result = self.visit(node.values[0])
+        for value_node in node.values[1:]:
+            if not isinstance(result, tl.tensor):
+                if isinstance(node.op, ast.And) and not result or isinstance(node.op, ast.Or) and result:
+                    return result
+                result = self.visit(value_node)
+                continue
+            other = self.visit(value_node)
+            a = semantic.compare("ne", result.handle, semantic.Weak(0))
+            b = tl._operand(other)
+            b = semantic.compare("ne", b, semantic.Weak(0)) if not isinstance(b, semantic.Weak) \
+                else semantic.scalar_constant(bool(b.value))
+            result = tl.tensor(semantic.binary("and" if isinstance(node.op, ast.And) else "or", a, b))
+        return result
+
+    def visit_Compare(self, node: ast.Compare):
+        left = tl._unwrap(self.visit(node.left))
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = tl._unwrap(self.visit(right_node))
+            if isinstance(op, (ast.In, ast.NotIn)) and (isinstance(left, tl.tensor) or
+                                                        isinstance(right, tl.tensor)):
+                raise self.error(node, f"`{type(op).__name__.lower()}` needs compile-time values",
+                                 "compare tensors with == and !=")
+            # `is` and `is not` compare identities at compile time, tensors included, so that
+            # `if bias_ptr is not None:` folds whether or not a bias was passed.
+            this = _CMPOPS[type(op)](left, right)
+            result = this if result is None else (result & this if isinstance(result, tl.tensor) or
+                                                  isinstance(this, tl.tensor) else result and this)
+            left = right
+        return result
+
+    def visit_IfExp(self, node: ast.IfExp):
+        cond = self.condition(node.test)
+        if not isinstance(cond, tl.tensor):
+            return self.visit(node.body if cond else node.orelse)
+        a, b = self.visit(node.body), self.visit(node.orelse)
+        return tl.where(cond, a, b)
+
+    def visit_Starred(self, node):
+        raise self.error(node, "`*` unpacking is not supported inside a @jit function")
+

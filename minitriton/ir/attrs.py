@@ -1,0 +1,75 @@
+"""The attributes: every key an op, a function or an argument carries, who writes it, who reads it.
+
+An op's attributes are compile-time data. The frontend writes what the op means (the axis of a
+reduction, a comparison's predicate); each pass after it writes what it decided (how wide a load
+is, where a buffer sits in shared memory), and the passes after it, and codegen, read that. This
+table is that protocol, written down: a pass that writes a new key adds its row, and a test checks
+that every key a compiled kernel carries has one. The printer shows them all. Chapter: 03-tile-ir.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Attr:
+    on: str  # which ops (or "function", "argument") carry it
+    writer: str
+    readers: str
+    meaning: str
+
+
+# --8<-- [start:attrs]
+ATTRS = {
+    # -- what an op means: written by the frontend (language/semantic.py), read by every backend --
+    "value": Attr("constant", "frontend", "all", "the constant's value"),
+    "dtype": Attr("constant, cast, bitcast", "frontend", "all", "the result's element type"),
+    "axis": Attr("program_id, num_programs, expand_dims, reduce, scan", "frontend", "all",
+                 "which dimension (of the grid, for program_id)"),
+    "start": Attr("arange", "frontend", "all", "the first value"),
+    "end": Attr("arange", "frontend", "all", "one past the last value"),
+    "shape": Attr("splat, broadcast, reshape", "frontend", "all", "the result's shape"),
+    "perm": Attr("trans", "frontend", "all", "result dimension d is operand dimension perm[d]"),
+    "predicate": Attr("cmp", "frontend", "all", "lt, le, gt, ge, eq or ne"),
+    "kind": Attr("reduce, scan, atomic", "frontend", "all", "the combining operation (sum, max, combine...)"),
+    "reverse": Attr("scan", "frontend", "all", "scan from the last element to the first"),
+    "rounding": Attr("div", "frontend (tl.div_rn)", "codegen", "'rn': IEEE division, not the 2-ulp one"),
+    "input_precision": Attr("dot", "frontend", "codegen", "ieee, tf32 or tf32x3 for fp32 operands"),
+    "sem": Attr("atomic, atomic_cas", "frontend", "codegen", "memory ordering: relaxed, acquire, release, acq_rel"),
+    "scope": Attr("atomic, atomic_cas", "frontend", "codegen", "who sees the effect: cta, gpu or sys"),
+    "prefix": Attr("print", "frontend", "all", "text printed before each value"),
+    "hex": Attr("print", "frontend", "all", "print the bit patterns"),
+    "message": Attr("assert", "frontend", "all", "what a failed device assertion says"),
+    "contiguity": Attr("hint", "frontend (tl.max_contiguous)", "coalesce", "the author's promise, per dimension"),
+    "divisibility": Attr("hint; argument", "frontend (tl.multiple_of; the specialization)", "coalesce",
+                         "every element (run start) is a multiple of this"),
+    "constancy": Attr("hint", "frontend (tl.max_constancy)", "coalesce", "runs of equal elements"),
+    "num_stages": Attr("for", "frontend (tl.range)", "passes/pipeline", "this loop's pipeline depth"),
+    # -- what the passes decide, in pipeline order --
+    "vector": Attr("load, store", "passes/coalesce", "codegen/memory", "elements per thread per access"),
+    "contig_dim": Attr("load, store", "passes/coalesce", "codegen/memory",
+                       "the dimension along which addresses are consecutive"),
+    "num_warps": Attr("function", "passes/layout", "readers of the listing", "the warps the layouts spread over"),
+    "shared_buffers": Attr("function", "passes/pipeline", "passes/shared", "each ring's name and its bytes"),
+    "buffer": Attr("async_load, local_read", "passes/pipeline", "passes/shared, codegen/dot",
+                   "the ring this op copies into or reads from"),
+    "stage_bytes": Attr("async_load, local_read", "passes/pipeline", "codegen/dot", "bytes of one stage of the ring"),
+    "shared": Attr("async_load, local_read", "passes/pipeline", "codegen/dot",
+                   "how a stage's tile sits in shared memory (a swizzled layout or a wgmma operand)"),
+    "run": Attr("async_load, local_read", "passes/pipeline", "codegen/dot", "elements each cp.async copies"),
+    "type": Attr("local_read", "passes/pipeline", "ir/ops", "the tile the read gives"),
+    "pending": Attr("async_wait; dot", "passes/pipeline", "codegen/dot",
+                    "groups of copies (or of wgmma) left in flight when the wait returns"),
+    "fence": Attr("async_wait", "passes/pipeline", "codegen/dot", "tensor cores read the copies next"),
+    "buffers": Attr("async_wait, wgmma_wait", "passes/pipeline", "passes/shared",
+                    "the rings whose last reads end here"),
+    "smem_offset": Attr("ops with a buffer", "passes/shared", "passes/barriers, codegen",
+                        "where the op's buffer starts in shared memory (bytes)"),
+    "smem_bytes": Attr("ops with a buffer", "passes/shared", "passes/barriers", "the buffer's size"),
+    "smem_reads": Attr("readers of a long-lived buffer", "passes/shared", "passes/barriers",
+                       "byte ranges the op reads besides its own buffer (a wgmma operand, a ring)"),
+    "buffer_offsets": Attr("function", "passes/shared", "codegen/dot", "where each ring starts"),
+    "shared_bytes": Attr("function", "passes/shared", "codegen backend, driver",
+                         "the kernel's dynamic shared memory"),
+}
+# --8<-- [end:attrs]

@@ -1,0 +1,198 @@
+"""Shared-memory geometry: which ops need a buffer, how big, and how tensor-core operands sit there.
+
+An op that moves elements between threads goes through shared memory while it runs; one that only
+renumbers each thread's registers does not. Whether a move stays in registers is `register_map`
+(an index map per op: `index_map`); how many bytes the others need is `scratch_bytes`; how an
+operand of the tensor cores is laid out there is `ldmatrix_operand` (mma.sync reads it with
+`ldmatrix`) or `WgmmaOperand` (wgmma reads it through a descriptor). The shared pass sizes its
+buffers with these, the pipeliner decides which loads can become rings, and codegen addresses the
+same bytes, so the three agree by construction. Plain arithmetic on layouts and shapes; no LLVM.
+Chapter: 06-shared-memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..layouts import (BlockedLayout, DotOperandLayout, SharedLayout, SharedOperandLayout,
+                       mma_operand_swizzle)
+
+# -- index maps: where the element a destination index needs sits in the source ---------------------
+
+
+def drop(axis):
+    """expand_dims(x, axis): the source index leaves out `axis`."""
+    return lambda index: tuple(index[:axis]) + tuple(index[axis + 1:])
+
+
+def zero(dims):
+    """broadcast along `dims`: the source holds index 0 there."""
+    return lambda index: tuple(0 if d in dims else i for d, i in enumerate(index))
+
+
+def permute(perm):
+    """trans(x, perm): result dimension d is source dimension perm[d]."""
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return lambda index: tuple(index[inverse[d]] for d in range(len(perm)))
+
+
+def relinearize(src_shape, dst_shape):
+    """reshape: the element at the same row-major position."""
+    def to_src(index):
+        linear = 0
+        for i, s in zip(index, dst_shape):
+            linear = linear * s + i
+        out = []
+        for s in reversed(src_shape):
+            linear, i = divmod(linear, s)
+            out.append(i)
+        return tuple(reversed(out))
+    return to_src
+
+
+MOVES = ("convert_layout", "broadcast", "expand_dims", "trans", "reshape")  # ops that only move elements
+
+
+def index_map(op: ir.Op):
+    """For an op in MOVES: the map from a result index to the operand index it holds."""
+    src, dst = op.operands[0], op.result
+    if op.name == "broadcast":
+        return zero({d for d, (x, y) in enumerate(zip(src.shape, dst.shape)) if x != y})
+    if op.name == "expand_dims":
+        return drop(op.attrs["axis"])
+    if op.name == "trans":
+        return permute(op.attrs["perm"])
+    if op.name == "reshape":
+        return relinearize(src.shape, dst.shape)
+    return lambda index: index
+
+
+# --8<-- [start:register_map]
+def register_map(src_layout, src_shape, dst_layout, dst_shape, to_src) -> list[int] | None:
+    """For each destination register, the source register of the same thread holding the element
+    it needs, or None when some element lives in another thread."""
+    for kind in ("lane_bases", "warp_bases"):
+        for d, s in zip(getattr(dst_layout, kind)(dst_shape), getattr(src_layout, kind)(src_shape)):
+            if tuple(to_src(d)) != tuple(s):
+                return None
+    first = {}
+    for r, offset in enumerate(src_layout.register_offsets(src_shape)):
+        first.setdefault(tuple(offset), r)
+    mapping = [first.get(tuple(to_src(offset))) for offset in dst_layout.register_offsets(dst_shape)]
+    return None if None in mapping else mapping
+# --8<-- [end:register_map]
+
+
+def replicated(value: ir.Value) -> bool:
+    """Whether more than one thread (or register) holds some element of `value`."""
+    if not value.type.is_tile:
+        return True
+    layout, shape = value.layout, value.shape
+    bases = layout.lane_bases(shape) + layout.warp_bases(shape)
+    offsets = layout.register_offsets(shape)
+    return any(not any(b) for b in bases) or len(set(offsets)) < len(offsets)
+
+
+# --8<-- [start:operands]
+@dataclass(frozen=True)
+class WgmmaOperand:
+    """How wgmma wants an operand in shared memory (PTX ISA, "canonical layouts").
+
+    A (M x K) is K-major: rows of K elements, swizzled by 16-byte chunk over 8-row atoms (128, 64
+    or 32-byte rows). B (K x N) is N-major in atoms of 64 columns: each atom holds 8 k-rows of
+    128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows follow (SBO = 1 KB), atoms
+    for the next 64 columns come after all the k-rows (LBO = K * 128 bytes)."""
+
+    op_idx: int
+    rows: int
+    cols: int
+    vec: int = 8  # elements in a 16-byte chunk: runs of these are stored at once
+
+    @property
+    def row_bytes(self) -> int:  # A's rows
+        return 2 * self.cols
+
+    @property
+    def per_phase(self) -> int:
+        return 128 // self.row_bytes
+
+    @property
+    def max_phase(self) -> int:
+        return 8 // self.per_phase
+
+    @property
+    def bytes(self) -> int:
+        return self.rows * self.cols * 2
+
+    def descriptor_bits(self) -> int:
+        """The fixed fields of the 64-bit matrix descriptor: the leading and stride byte offsets
+        and the swizzle mode (the start address is ORed in per operand)."""
+        if self.op_idx == 0:
+            lbo, sbo, mode = 16, 8 * self.row_bytes, {128: 1, 64: 2, 32: 3}[self.row_bytes]
+        else:
+            lbo, sbo, mode = self.rows * 128, 1024, 1
+        return (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
+
+
+def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
+    """The swizzled shared layout a blocked -> mma-operand conversion goes through with 16-byte
+    stores and `ldmatrix` (or, for wgmma, the layout it reads), or None for the generic path."""
+    src, dst = op.operands[0], op.result
+    if isinstance(dst.layout, SharedOperandLayout):
+        return WgmmaOperand(dst.layout.op_idx, *src.shape) if isinstance(src.layout, BlockedLayout) else None
+    if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
+        return None
+    if src.dtype.bits != 16 or src.layout.order[0] != 1 or dst.layout.k_width != 2:
+        return None
+    rows, cols = src.shape
+    shared = mma_operand_swizzle(cols, 16, dst.layout.op_idx, (1, 0))
+    if cols % (shared.vec * shared.max_phase) or rows < 16 or cols < 16:
+        return None
+    return shared
+# --8<-- [end:operands]
+
+
+# --8<-- [start:scratch]
+def scratch_bytes(op: ir.Op) -> int:
+    """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
+    name = op.name
+    if name == "convert_layout" and isinstance(op.result.layout, SharedOperandLayout):
+        return (op.result.type.numel * 2 + 1023) // 1024 * 1024  # a wgmma operand: whole 1 KB atoms
+    if name in MOVES:
+        src = op.operands[0]
+        if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,
+                                                index_map(op)) is not None:
+            return 0
+        return src.type.numel * src.dtype.itemsize
+    if name == "reduce":
+        return reduce_scratch_bytes(op)
+    if name in ("atomic", "atomic_cas"):
+        return op.result.type.numel * op.result.dtype.itemsize if replicated(op.result) else 0
+    if name == "scan":
+        return op.result.type.numel * op.result.dtype.itemsize
+    if name == "dot":
+        if isinstance(op.operands[0].layout, (DotOperandLayout, SharedOperandLayout)):
+            return 0
+        a, b, _ = op.operands
+        return (a.type.numel + b.type.numel) * a.dtype.itemsize
+    return 0
+# --8<-- [end:scratch]
+
+
+def reduce_scratch_bytes(op: ir.Op) -> int:
+    """Shared memory a reduction needs: one partial per warp along the axis per result element
+    (and, for argmax/argmin, one int32 index each, after the values)."""
+    warps = 1 << len(op.operands[0].layout.warp_masks_along(op.attrs["axis"], op.operands[0].shape))
+    if warps == 1:
+        return 0
+    values = reduce_index_offset(op)
+    return values + (warps * op.result.type.numel * 4 if op.attrs["kind"] in ("argmax", "argmin") else 0)
+
+
+def reduce_index_offset(op: ir.Op) -> int:
+    """Where a reduction's partial indices start in its buffer: after the partial values, on 4 bytes."""
+    src = op.operands[0]
+    warps = 1 << len(src.layout.warp_masks_along(op.attrs["axis"], src.shape))
+    return (warps * op.result.type.numel * src.dtype.itemsize + 3) // 4 * 4

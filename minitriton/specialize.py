@@ -1,0 +1,135 @@
+"""Specialization: what a launch's arguments tell the compiler, and the key a launch is found by.
+
+A kernel is compiled once per *specialization*: the facts about its runtime arguments that the
+compiled code may depend on. An array is a pointer to its dtype, aligned to 16 bytes or not; an
+int is 32 or 64 bits wide, a multiple of 16 or not, equal to 1 or not (a stride of 1 becomes the
+constant 1); a float is fp32. `specialize` reads those facts (Triton's signature strings: `*fp16`,
+`i32`), `arg_spec` turns them into the frontend's `ArgSpec`.
+
+A launch finds its compiled kernel by a cheaper *launch key*, read at every launch:
+`launch_key(value)` is, per argument, at least as fine as its specialization (two arguments with
+one key have one specialization) and gives the value the launch passes (an array's address, read
+once). The JIT's binder calls it for every runtime argument; `launcher.c` reads a torch tensor and
+an int the same way in C and calls `launch_key` for anything else, and a test holds the two equal.
+Chapter: 02-frontend (specialization), 09-ptx-driver-cache (the launch key).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dtypes import DType, dtype_of_array, dtype_of_signature, pointer_type
+from .errors import LaunchError
+
+
+# --8<-- [start:argspec]
+@dataclass(frozen=True)
+class ArgSpec:
+    """What a launch tells the compiler about one runtime argument (Triton's specialization)."""
+
+    dtype: DType  # pointer_type(fp32), int32, int64, fp32, int1, ...
+    divisible_by_16: bool = False  # pointers: address % 16 == 0; integers: value % 16 == 0
+    equals_one: bool = False  # integers equal to 1 become the constant 1 (strides of contiguous dims)
+
+    def __str__(self) -> str:
+        flags = "".join((" d16" if self.divisible_by_16 else "", " =1" if self.equals_one else ""))
+        return f"{self.dtype.short}{flags}"
+# --8<-- [end:argspec]
+
+
+class _Missing:
+    """A parameter the launch did not give (the slow path says which)."""
+
+    def __repr__(self):
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+def array_address(x) -> int:
+    if hasattr(x, "data_ptr"):
+        return x.data_ptr()
+    interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
+    return interface["data"][0]
+
+
+# --8<-- [start:specialize]
+def specialize(name: str, value, specialized: bool = True) -> tuple:
+    """The facts about one runtime argument that the compiled code may depend on (the cache key).
+    With `specialized` False (`do_not_specialize`), an int tells only its width."""
+    if isinstance(value, np.generic):  # np.int64(5), np.float32(0.5): a number, not an array
+        value = value.item()
+    if isinstance(value, bool):
+        return ("i1",)
+    if isinstance(value, int):
+        if -2**31 <= value < 2**31:
+            kind = "i32"
+        elif -2**63 <= value < 2**63:
+            kind = "i64"
+        elif value < 2**64:
+            kind = "u64"
+        else:
+            raise LaunchError(f"argument `{name}` = {value} does not fit in 64 bits")
+        return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
+    if isinstance(value, float):
+        return ("fp32",)
+    dtype = dtype_of_array(value)
+    if dtype is None:
+        raise LaunchError(f"argument `{name}` is a {type(value).__name__}; expected an array (torch "
+                          f"tensor, numpy array, DeviceArray), an int, a float or a bool")
+    return (pointer_type(dtype).signature, array_address(value) % 16 == 0)
+
+
+def arg_spec(key: tuple) -> ArgSpec:
+    """The frontend's ArgSpec for one specialization."""
+    dtype = dtype_of_signature(key[0])
+    if dtype.is_ptr():
+        return ArgSpec(dtype, divisible_by_16=key[1])
+    if len(key) == 3:
+        return ArgSpec(dtype, divisible_by_16=key[1], equals_one=key[2])
+    return ArgSpec(dtype)
+# --8<-- [end:specialize]
+
+
+# --8<-- [start:launch-key]
+def launch_key(value) -> tuple:
+    """(key, value to launch with) of one runtime argument. The key is at least as fine as
+    `specialize`; an array's device address is read once, for both the key and the launch.
+    launcher.c's `read_arg` reads a torch tensor and an int as this does, in C."""
+    cls = value.__class__
+    if cls is int:
+        return (value == 1, value & 15 == 0, -2147483648 <= value < 2147483648, value < 2**63), value
+    if cls is float or cls is bool or value is None:
+        return cls, value
+    if isinstance(value, np.generic):
+        return launch_key(value.item())[0], value
+    address = getattr(value, "data_ptr", None)
+    if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
+        pointer = address()
+        device = getattr(value, "get_device", None)
+        return (value.dtype, pointer & 15 == 0, device() if device is not None else None), pointer
+    interface = getattr(value, "__cuda_array_interface__", None)  # CuPy: by dtype and alignment
+    if interface is not None:
+        pointer = interface["data"][0]
+        return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
+    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
+    if interface is not None:
+        return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
+    if value is MISSING:
+        return value, value
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value), value
+    if isinstance(value, (str, DType)):
+        return value, value
+    return specialize("argument", value), value
+
+
+def plain_key(value):
+    """The key of a `do_not_specialize` argument: its class, or for an int whether it fits in 32
+    bits (its width is all `specialize` keeps of it). launcher.c mirrors this too."""
+    return value.__class__ if value.__class__ is not int else (-2147483648 <= value < 2147483648)
+# --8<-- [end:launch-key]
