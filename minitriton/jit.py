@@ -15,7 +15,7 @@ import functools
 import os
 from typing import Any, Callable
 
-from . import compiler, driver
+from . import compiler, launcher
 from .dtypes import DType
 from .errors import CompilationError, LaunchError
 from .frontend import KernelFunction
@@ -82,14 +82,14 @@ class JITFunction(KernelFunction):
         launcher.c's where the compiled fast path is here."""
         params = list(self.signature.parameters.values())
         runtime = [n for n in self.arg_names if n not in self.constexpr_names]
-        fast = driver.fast_path([n in self.do_not_specialize for n in runtime], launch_key, grid3) \
+        fast = launcher.fast_path([n in self.do_not_specialize for n in runtime], launch_key, grid3) \
             if _bindable(params) else None
         python = make_binder(self, fast)
         if fast is None:
             self._binder = python
             return python
         options = [o for o in LAUNCH_OPTIONS if o not in self.arg_names]
-        self._binder = driver.compiled_launcher()[0].Binder(
+        self._binder = launcher.compiled_launcher()[0].Binder(
             fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
             tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
             tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, _INTERPRET)
@@ -237,7 +237,7 @@ def _install_compiled_subscript(launcher) -> None:
 
 
 _python_getitem = JITFunction.__getitem__
-driver.when_launcher_loads(_install_compiled_subscript)
+launcher.when_launcher_loads(_install_compiled_subscript)
 
 
 def _one_cta(num_ctas) -> None:

@@ -32,7 +32,7 @@ class CompiledKernel:
         self.launcher(grid, args)
 
     def prepared(self, positions: list[int], args: list) -> Any:
-        """The JIT's fast path for one key (a `driver.Prepared`): `.launch(grid, *values)`, `values`
+        """The JIT's fast path for one key (a `launcher.Prepared`): `.launch(grid, *values)`, `values`
         being the launch's non-constexpr parameters in order, of which `positions` are this
         kernel's (a None argument became a constant and is left out); `args` are the first
         launch's arguments. None where the backend has no such path (the interpreter)."""

@@ -550,7 +550,7 @@ def backend_listings() -> dict[str, str]:
     # 9. PTX, the driver, the JIT's launch path, the cache
     out["add.ptx"] = add.asm["ptx"].expandtabs(8)
     out["add.binder"] = triton.jit(add_kernel.fn)._make_binder().source
-    out["add.launcher"] = driver._binder(("ptr", "ptr", "ptr", "int32"))[0]
+    out["add.launcher"] = launcher._binder(("ptr", "ptr", "ptr", "int32"))[0]
     out["add.cache_parts"] = _cache_key_parts(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     return out
 

@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from minitriton import driver
+from minitriton import driver, launcher
 from minitriton.examples.tutorials import add_kernel
 from minitriton.jit import launch_key
 
@@ -37,7 +37,7 @@ clock("add_kernel[grid](x, x, x, n, BLOCK_SIZE=1024)", lambda: add_kernel[grid](
 clock("add_kernel.run(..., grid=grid)", lambda: add_kernel.run(x, x, x, 1024, grid=grid, BLOCK_SIZE=1024))
 binder = add_kernel._binder
 python_binder = getattr(binder, "fallback", binder)
-print("compiled fast path:", "_fast(grid" in python_binder.source, driver.compiled_launcher()[1])
+print("compiled fast path:", "_fast(grid" in python_binder.source, launcher.compiled_launcher()[1])
 clock("binder(grid, ...)", lambda: binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
 clock("Python binder(grid, ...)", lambda: python_binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
 fast = python_binder.__globals__["_fast"]
@@ -46,11 +46,11 @@ if fast is not None:
 prepared = k.prepared([0, 1, 2, 3], [x, x, x, 1024]).launch
 p = x.data_ptr()
 clock("the key's prepared launch (Python)", lambda: prepared((1, 1, 1), p, p, p, 1024))
-address = driver.launch_kernel_address
-driver.launch_kernel_address = lambda: None  # the binder in Python, for comparison
+address = launcher.launch_kernel_address
+launcher.launch_kernel_address = lambda: None  # the binder in Python, for comparison
 del add_kernel._binder
 clock("add_kernel[grid](...), binder in Python", lambda: add_kernel[grid](x, x, x, 1024, BLOCK_SIZE=1024))
-driver.launch_kernel_address = address
+launcher.launch_kernel_address = address
 del add_kernel._binder
 clock("launch_key(tensor)", lambda: launch_key(x))
 clock("launch_key(int)", lambda: launch_key(1024))

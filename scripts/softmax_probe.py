@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-from minitriton import driver
+from minitriton import driver, launcher
 from minitriton.bench import triton_kernels
 from minitriton.examples.tutorials import softmax_kernel
 from minitriton.testing import do_bench_interleaved
@@ -59,7 +59,7 @@ def main() -> None:
         runs = {}
         for name, text in variants_of(kernel.asm["ptx"], 32 * warps).items():
             module = driver.load_module(text, kernel.name, shared)
-            launch = driver.make_launcher(module, SIGNATURE)
+            launch = launcher.make_launcher(module, SIGNATURE)
             stream = driver.current_stream()
 
             def run(x, y, launch=launch, grid=(ROWS, 1, 1)):
@@ -68,7 +68,7 @@ def main() -> None:
             runs[f"mt {name}"] = run
         # The same kernel asking for Triton's 4 KB of shared memory (the carveout it gets).
         module = driver.load_module(kernel.asm["ptx"], kernel.name, 4112)
-        launch_smem = driver.make_launcher(module, SIGNATURE)
+        launch_smem = launcher.make_launcher(module, SIGNATURE)
         runs["mt 4112 B shared"] = lambda x, y: (launch_smem((ROWS, 1, 1), 32 * warps, 4112, driver.current_stream(),
                                                               y, x, cols, cols, ROWS, cols), y)[1]
         runs["mt jit"] = lambda x, y: (softmax_kernel[(ROWS,)](y, x, cols, cols, ROWS, cols, BLOCK_SIZE=cols,

@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from minitriton import driver
+from minitriton import driver, launcher
 from minitriton.bench import triton_kernels
 from minitriton.examples.tutorials import add_kernel
 from minitriton.testing import CudaClock, do_bench_interleaved, pair_median, time_runs
@@ -25,7 +25,7 @@ GRID = (N // BLOCK, 1, 1)
 
 def hand_loaded(ptx: str, name: str, signature: list[str], args: tuple):
     """A launch of `ptx` through minitriton's prepared launch, with no binder in front."""
-    launch = driver.make_launcher(driver.load_module(ptx, name, 0), signature)
+    launch = launcher.make_launcher(driver.load_module(ptx, name, 0), signature)
     stream = driver.current_stream()
     return lambda: launch(GRID, 128, 0, stream, *args)
 

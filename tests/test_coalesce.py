@@ -19,7 +19,8 @@ from minitriton.examples.tutorials import (_layer_norm_fwd_fused, _seeded_dropou
 from minitriton.frontend import generate
 from minitriton.specialize import arg_spec, specialize
 from minitriton.layouts import BlockedLayout, SliceLayout
-from minitriton.passes.coalesce import MAX_DIVISOR, AxisAnalysis, AxisInfo, coalesce, print_axis_info
+from minitriton.passes.axis_info import MAX_DIVISOR, AxisInfo
+from minitriton.passes.coalesce import AxisAnalysis, coalesce, print_axis_info
 from minitriton.passes.layout import blocked_for
 from minitriton.passes.simplify import simplify
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from cuda.bindings import driver as cuda
 
-from minitriton import driver, ir
+from minitriton import driver, ir, launcher
 from minitriton.codegen import ptx
 from minitriton.driver import DeviceArray, LaunchError
 from minitriton.errors import OutOfResources
@@ -129,7 +129,7 @@ def read_params(params, signature):
 
 def test_arguments_are_packed_as_the_kernel_reads_them(launches):
     signature = ["int1", "int8", "fp16", "int64", "fp64", "ptr", "bf16", "uint32", "*fp32", "fp32"]
-    launch = driver.make_launcher(fake_kernel(), signature)
+    launch = launcher.make_launcher(fake_kernel(), signature)
     launch((3, 2, 1), 128, 1024, 7,
            True, -5, 1.5, -2**40, 3.25, FakeCudaArray(0xABC000, "<f4"), 1.0, 2**32 - 1, 0x5000, 0.1)
     (call,) = launches
@@ -145,7 +145,7 @@ def test_arguments_are_packed_as_the_kernel_reads_them(launches):
 
 
 def test_the_buffer_is_refilled_on_every_launch(launches):
-    launch = driver.make_launcher(fake_kernel(), ["ptr", "int32"])
+    launch = launcher.make_launcher(fake_kernel(), ["ptr", "int32"])
     launch((1, 1, 1), 32, 0, 0, 0x10, 1)
     first = read_params(launches[0]["params"], ["ptr", "int32"])
     launch((1, 1, 1), 32, 0, 0, 0x20, 2)
@@ -154,12 +154,12 @@ def test_the_buffer_is_refilled_on_every_launch(launches):
 
 
 def test_a_kernel_without_arguments(launches):
-    driver.make_launcher(fake_kernel(), [])((1, 1, 1), 32, 0, 0)
+    launcher.make_launcher(fake_kernel(), [])((1, 1, 1), 32, 0, 0)
     assert len(launches) == 1
 
 
 def test_wrong_argument_count_is_a_launch_error(launches):
-    launch = driver.make_launcher(fake_kernel(name="vector_add"), ["ptr", "ptr", "ptr", "int32"])
+    launch = launcher.make_launcher(fake_kernel(name="vector_add"), ["ptr", "ptr", "ptr", "int32"])
     with pytest.raises(LaunchError, match=r"vector_add\(ptr, ptr, ptr, int32\) takes 4 arguments, got 3"):
         launch((1, 1, 1), 128, 0, 0, 1, 2, 3)
     assert launches == []
@@ -172,7 +172,7 @@ def test_wrong_argument_count_is_a_launch_error(launches):
     (2, "x", "argument 2 of kernel k(ptr, int32, fp32) should be fp32, got 'x'"),
 ])
 def test_a_wrong_argument_is_named(launches, position, value, words):
-    launch = driver.make_launcher(fake_kernel(), ["ptr", "int32", "fp32"])
+    launch = launcher.make_launcher(fake_kernel(), ["ptr", "int32", "fp32"])
     arguments = [0x1000, 4, 1.0]
     arguments[position] = value
     with pytest.raises(LaunchError) as caught:
@@ -184,7 +184,7 @@ def test_a_wrong_argument_is_named(launches, position, value, words):
 
 def test_unknown_signature_entries_are_refused():
     with pytest.raises(ValueError, match="unknown argument type 'float'"):
-        driver.make_launcher(fake_kernel(), ["ptr", "float"])
+        launcher.make_launcher(fake_kernel(), ["ptr", "float"])
 
 
 # ----------------------------------------------------------------------------- GPU
@@ -232,7 +232,7 @@ def test_vector_add_runs(form):
     x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     poison = np.full(n + 77, np.nan, np.float32)  # past n: must stay untouched
     dx, dy, out = DeviceArray.from_numpy(x), DeviceArray.from_numpy(y), DeviceArray.from_numpy(poison)
-    launch = driver.make_launcher(kernel, ["ptr", "ptr", "ptr", "int32"])
+    launch = launcher.make_launcher(kernel, ["ptr", "ptr", "ptr", "int32"])
     launch((cdiv(n, block), 1, 1), block, 0, 0, dx, dy, out, n)
     driver.synchronize()
     result = out.numpy()
@@ -261,7 +261,7 @@ def test_more_than_48kb_of_dynamic_shared_memory():
     x = rng.standard_normal(n, dtype=np.float32)
     dx, out = DeviceArray.from_numpy(x), DeviceArray.from_numpy(np.full(n, np.nan, np.float32))
     offset = shared - 4 * block  # the block's slots sit at the very end, past 48 KB
-    launch = driver.make_launcher(kernel, ["ptr", "ptr", "int32", "int32"])
+    launch = launcher.make_launcher(kernel, ["ptr", "ptr", "int32", "int32"])
     launch((cdiv(n, block), 1, 1), block, shared, 0, dx, out, n, offset)
     driver.synchronize()
     padded = np.zeros(cdiv(n, block) * block, np.float32)
@@ -283,7 +283,7 @@ def test_launch_mistakes_are_reported():
     kernel = load(VECTOR_ADD_IR, "vector_add", "ptx")
     n = 1000
     dx, dy, out = (DeviceArray.alloc(n, "fp32") for _ in range(3))
-    launch = driver.make_launcher(kernel, ["ptr", "ptr", "ptr", "int32"])
+    launch = launcher.make_launcher(kernel, ["ptr", "ptr", "ptr", "int32"])
     with pytest.raises(LaunchError, match="takes 4 arguments, got 3"):
         launch((8, 1, 1), 128, 0, 0, dx, dy, out)
     with pytest.raises(LaunchError, match="allows at most"):
@@ -343,7 +343,7 @@ def test_torch_tensors():
     x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
     out = torch.full((n,), float("nan"), device="cuda")
     assert driver.dtype_of(x) == "fp32" and driver.pointer_of(x) == x.data_ptr()
-    launch = driver.make_launcher(kernel, ["*fp32", "*fp32", "*fp32", "int32"])
+    launch = launcher.make_launcher(kernel, ["*fp32", "*fp32", "*fp32", "int32"])
     stream = driver.current_stream([x, y, out, n])
     assert stream == torch.cuda.current_stream().cuda_stream
     launch((cdiv(n, block), 1, 1), block, 0, stream, x, y, out, n)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minitriton.language as tl
-from minitriton import driver, ir
+from minitriton import ir, launcher
 from minitriton.codegen.lowering import LLVM_TYPES, const
 from minitriton.dtypes import (FACTS, POINTER_FACTS, TABLE, bf16_bits, dtype_of_signature, dtype_of_typestr,
                                round_to_bf16)
@@ -102,4 +102,4 @@ def test_the_interpreter_the_driver_and_codegen_round_a_bf16_alike():
     # codegen: the register a constant becomes
     assert [const(ir.bfloat16, v).constant for v in values] == expected
     # the driver: a bf16 scalar parameter
-    assert [driver._convert("bf16", v) for v in values] == expected
+    assert [launcher._convert("bf16", v) for v in values] == expected

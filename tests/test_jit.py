@@ -9,7 +9,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.compiler
-from minitriton import driver
+from minitriton import launcher
 import minitriton.language as tl
 from minitriton.kernel import CompiledKernel
 from minitriton.errors import LaunchError
@@ -433,7 +433,7 @@ class RecordingLauncher:
     def prepared(self, positions, args):
         def launch(grid, *values):
             self.record.append(("fast", grid, [values[i] for i in positions]))
-        return driver.Prepared(launch, FUNCTION, 128, 0, self.codes(len(positions)), tuple(positions),
+        return launcher.Prepared(launch, FUNCTION, 128, 0, self.codes(len(positions)), tuple(positions),
                                lambda: 0, lambda code, grid: LaunchError(f"driver error {code}"))
 
 
@@ -444,7 +444,7 @@ LAUNCH_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint]
 
 
 def compiled_launcher():
-    module, why = driver.compiled_launcher()
+    module, why = launcher.compiled_launcher()
     if module is None:
         pytest.skip(f"the compiled fast path cannot be built here: {why}")
     return module
@@ -467,10 +467,10 @@ def gpu_path(monkeypatch, request):
             return 0
 
         callback = LAUNCH_KERNEL(launch_kernel)
-        monkeypatch.setattr(driver, "launch_kernel_address",
+        monkeypatch.setattr(launcher, "launch_kernel_address",
                             lambda: ctypes.cast(callback, ctypes.c_void_p).value)
     else:
-        monkeypatch.setattr(driver, "launch_kernel_address", lambda: None)
+        monkeypatch.setattr(launcher, "launch_kernel_address", lambda: None)
     for kernel in (scale_kernel, grid_kernel, optional_kernel):
         monkeypatch.delattr(kernel, "_binder", raising=False)  # made again, with this fast path
 

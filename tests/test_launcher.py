@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minitriton import driver
+from minitriton import launcher
 from minitriton.errors import LaunchError
 from minitriton.jit import grid3
 from minitriton.specialize import launch_key, plain_key
@@ -41,7 +41,7 @@ class CudaArray:
 
 @pytest.fixture
 def module():
-    module, why = driver.compiled_launcher()
+    module, why = launcher.compiled_launcher()
     if module is None:
         pytest.skip(f"the compiled fast path cannot be built here: {why}")
     return module
@@ -154,7 +154,7 @@ def test_wrong_counts_are_refused(module):
 def test_the_launcher_is_built_once_and_a_damaged_one_again(tmp_path, module):
     """Built into the cache folder; a damaged file there is built again by the next process."""
     env = {**os.environ, "MINITRITON_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    load = [sys.executable, "-c", "from minitriton import driver; m, why = driver.compiled_launcher(); "
+    load = [sys.executable, "-c", "from minitriton import launcher; m, why = launcher.compiled_launcher(); "
             "print(m is not None, why)"]
     assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
     [path] = (tmp_path / "launcher").iterdir()
@@ -168,11 +168,11 @@ def test_the_launcher_is_built_once_and_a_damaged_one_again(tmp_path, module):
 
 def test_the_launcher_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("MINITRITON_C_LAUNCHER", "0")
-    driver.compiled_launcher.cache_clear()
+    launcher.compiled_launcher.cache_clear()
     try:
-        assert driver.compiled_launcher() == (None, "MINITRITON_C_LAUNCHER=0")
+        assert launcher.compiled_launcher() == (None, "MINITRITON_C_LAUNCHER=0")
     finally:
-        driver.compiled_launcher.cache_clear()
+        launcher.compiled_launcher.cache_clear()
 
 
 # --- the binder in C ------------------------------------------------------------------------------

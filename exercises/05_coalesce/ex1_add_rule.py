@@ -11,12 +11,12 @@ dimension d, every fact a power of two:
   found, the first element of each run of the sum is a multiple of
   gcd(a.divisibility_at(d, runs), b.divisibility_at(d, runs)). (`AxisInfo.divisibility_at` says
   what divides a value's elements at every multiple of `runs`: read it in
-  minitriton/passes/coalesce.py.)
+  minitriton/passes/axis_info.py.)
 - constancy: the sum is constant where both are: gcd of the two constancies.
 
 `math.gcd` gives the gcd; facts are tuples with one entry per dimension.
 """
-from minitriton.passes.coalesce import AxisInfo
+from minitriton.passes.axis_info import AxisInfo
 
 
 def add_facts(a: AxisInfo, b: AxisInfo) -> AxisInfo:

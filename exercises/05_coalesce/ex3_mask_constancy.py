@@ -11,7 +11,7 @@ from their facts (chapter 5). Neither is known at compile time.
   aligned run of gcd(c, g, n's divisibility) lies wholly below n or wholly at or above it. Take the
   larger of the two answers.
 """
-from minitriton.passes.coalesce import AxisInfo
+from minitriton.passes.axis_info import AxisInfo
 
 
 def lt_constancy(x: AxisInfo, n: AxisInfo, size: int) -> int:

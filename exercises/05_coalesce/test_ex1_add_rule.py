@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minitriton import ir
-from minitriton.passes.coalesce import MAX_DIVISOR, RULES, AxisInfo
+from minitriton.passes.axis_info import MAX_DIVISOR, RULES, AxisInfo
 
 impl = load("05_coalesce/ex1_add_rule")
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minitriton import ir
-from minitriton.passes.coalesce import MAX_DIVISOR, RULES, AxisInfo
+from minitriton.passes.axis_info import MAX_DIVISOR, RULES, AxisInfo
 
 impl = load("05_coalesce/ex3_mask_constancy")
 SIZE = 512

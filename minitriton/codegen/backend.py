@@ -7,7 +7,7 @@ GPU would run. The on-disk cache keeps the PTX and cubin of every specialization
 """
 from __future__ import annotations
 
-from .. import cache, driver, ir
+from .. import cache, driver, ir, launcher
 from ..errors import LaunchError
 from ..kernel import CompiledKernel
 from ..passes.barriers import insert_barriers
@@ -75,8 +75,8 @@ class CUDABackend:
         module = driver.load_module(image, name, shared)
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
         block = 32 * num_warps
-        launch = driver.make_launcher(module, kinds)
-        bound = driver.make_launcher(module, kinds, block_x=block, shared_bytes=shared)
+        launch = launcher.make_launcher(module, kinds)
+        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared)
 
         def check(args):
             for arg, dtype in zip(args, signature):
@@ -91,7 +91,7 @@ class CUDABackend:
         def prepared(positions, args):
             """One launch key's fast path: `bound` with the stream `args` call for (checked by
             `run` on the key's first launch), taking the values at `positions`."""
-            return driver.prepare(bound, positions, args)
+            return launcher.prepare(bound, positions, args)
 
         run.prepared = prepared
         run.module = module

@@ -14,6 +14,8 @@ import inspect
 from .. import ir
 from ..language import core as tl
 from ..language import semantic
+from ..language.debug import device_print
+from ..language.reduction import associative_scan, reduce
 from .source import KernelFunction
 
 
@@ -50,7 +52,7 @@ class Calls:
                 kwargs.update(value)
             else:
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
-        if fn is tl.reduce or fn is tl.associative_scan:
+        if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
         if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs, node)
@@ -58,7 +60,7 @@ class Calls:
                                                                         tl.constexpr)):
             return fn(*args, **kwargs)
         if fn is builtins.print:  # print("x", x) is device_print("x", x), as in Triton
-            return tl.device_print(*args) if args else None
+            return device_print(*args) if args else None
         if fn is builtins.range:
             return tl.range(*args, **kwargs)
         if fn in (builtins.min, builtins.max) and any(isinstance(a, tl.tensor) for a in args):
@@ -92,7 +94,7 @@ class Calls:
         value = tl._value(x)
         if not value.type.is_tile:
             raise self.error(node, f"cannot reduce or scan a scalar ({value.type})")
-        if axis is None and fn is tl.reduce:
+        if axis is None and fn is reduce:
             value, axis = semantic.reshape(value, (value.type.numel,)), 0
         axis = tl._const_int(axis, "the axis") % len(value.shape)
         region = ir.Block([ir.Value(ir.scalar(value.dtype)), ir.Value(ir.scalar(value.dtype))])
@@ -105,7 +107,7 @@ class Calls:
             self.builder.create("yield", [result])
         finally:
             self.builder.block = saved
-        if fn is tl.reduce:
+        if fn is reduce:
             shape = value.shape[:axis] + value.shape[axis + 1:]
             op = self.builder.region_op("reduce", [value], [ir.Type(shape, value.dtype)], [region],
                                         {"axis": axis, "kind": "combine"})

@@ -18,6 +18,7 @@ from .. import ir
 from ..errors import CompilationError, Loc
 from ..language import core as tl
 from ..language import semantic
+from ..language.debug import device_assert
 from ..language.semantic import SemanticError
 from ..specialize import ArgSpec
 from .calls import Calls, _describe
@@ -206,7 +207,7 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         test = self.visit(node.test)
         msg = "" if node.msg is None else str(self.visit(node.msg))
         if isinstance(test, tl.tensor):
-            tl.device_assert(test, msg or ast.unparse(node.test))
+            device_assert(test, msg or ast.unparse(node.test))
         elif not test:
             raise self.error(node, f"assertion failed: {msg or ast.unparse(node.test)}")
 

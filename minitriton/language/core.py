@@ -61,9 +61,15 @@ def is_constexpr(annotation) -> bool:
     return getattr(annotation, "__name__", "") == "constexpr"
 
 
-def builtin(fn):
-    """Mark a function as a language builtin: the frontend calls it directly while it builds IR."""
+def builtin(fn=None, *, method: bool = False):
+    """Mark a function as a language builtin: the frontend calls it directly while it builds IR.
+    With `method`, it is also a method of `tensor` (`x.sum(0)` is `tl.sum(x, 0)`), as Triton's
+    tensors offer their free functions."""
+    if fn is None:
+        return lambda f: builtin(f, method=method)
     fn.__minitriton_builtin__ = True
+    if method:
+        setattr(tensor, fn.__name__, fn)
     return fn
 
 
@@ -207,19 +213,9 @@ class tensor:
     def __iter__(self):
         raise SemanticError("cannot iterate over a tensor", "loop with range() over indices")
 
-    # Methods that mirror the free functions, as on triton.language.tensor.
-    def reshape(self, *shape, can_reorder=False): return reshape(self, shape[0] if len(shape) == 1 and not isinstance(_unwrap(shape[0]), int) else shape)
-    def view(self, *shape): return self.reshape(*shape)
-    def trans(self, *dims): return trans(self, *dims)
-    def permute(self, *dims): return permute(self, *dims)
-    def broadcast_to(self, *shape): return broadcast_to(self, *shape)
-    def expand_dims(self, axis): return expand_dims(self, axis)
-    def sum(self, axis=None, keep_dims=False, dtype=None): return sum(self, axis, keep_dims, dtype)
-    def max(self, axis=None, return_indices=False, keep_dims=False): return max(self, axis, return_indices, keep_dims=keep_dims)
-    def min(self, axis=None, return_indices=False, keep_dims=False): return min(self, axis, return_indices, keep_dims=keep_dims)
-    def argmax(self, axis, keep_dims=False): return argmax(self, axis, keep_dims=keep_dims)
-    def argmin(self, axis, keep_dims=False): return argmin(self, axis, keep_dims=keep_dims)
-    def cumsum(self, axis=0, reverse=False, dtype=None): return cumsum(self, axis, reverse, dtype)
+    def view(self, *shape):
+        return reshape(self, *shape)
+    # The other methods are builtins marked `method=True`: x.sum(0), x.reshape(4, 8), x.exp(), ...
 
 
 def _binary(op: str, a, b) -> tensor:
@@ -244,20 +240,6 @@ def arange(start, end) -> tensor:
     return tensor(semantic.arange(_const_int(start, "arange's start"), _const_int(end, "arange's end")))
 
 
-@builtin
-def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
-         eviction_policy="", volatile=False) -> tensor:
-    """Read the elements `pointer` points at; where `mask` is false, give `other` instead."""
-    mask, other = _unwrap(mask), _unwrap(other)
-    return tensor(semantic.load(_value(pointer), None if mask is None else _operand(mask),
-                                None if other is None else _operand(other)))
-
-
-@builtin
-def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
-    """Write `value` where `pointer` points, only where `mask` is true."""
-    mask = _unwrap(mask)
-    semantic.store(_value(pointer), _operand(value), None if mask is None else _operand(mask))
 # --8<-- [end:builtins]
 
 
@@ -320,7 +302,7 @@ def _math(op: str):
         return tensor(semantic.math(op, _value(x)))
     fn.__name__ = op
     fn.__doc__ = f"Elementwise {op} of a float tile (integers are converted to fp32 first)."
-    return builtin(fn)
+    return builtin(fn, method=True)
 
 
 exp, exp2, log, log2, sqrt, rsqrt = (_math(op) for op in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt"))
@@ -328,13 +310,13 @@ sin, cos, tanh, erf, floor, ceil = (_math(op) for op in ("sin", "cos", "tanh", "
 sqrt_rn = sqrt
 
 
-@builtin
+@builtin(method=True)
 def abs(x) -> tensor:
     v = _value(x)
     return tensor(v if v.dtype.kind in ("uint",) or v.dtype.is_bool() else semantic.emit("abs", [v]))
 
 
-@builtin
+@builtin(method=True)
 def fma(x, y, z) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "fma")
     a, c = semantic.meet(a, _operand(z), "fma")
@@ -342,7 +324,7 @@ def fma(x, y, z) -> tensor:
     return tensor(semantic.emit("fma", [a, b, c]))
 
 
-@builtin
+@builtin(method=True)
 def umulhi(x, y) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "umulhi")
     if not a.dtype.is_int():
@@ -350,7 +332,7 @@ def umulhi(x, y) -> tensor:
     return tensor(semantic.emit("umulhi", [a, b]))
 
 
-@builtin
+@builtin(method=True)
 def fdiv(x, y, ieee_rounding=False) -> tensor:
     """x / y; fp32 division is approximate (2 ulp, as `/` in Triton) unless `ieee_rounding`."""
     result = _binary("div", x, y)
@@ -373,102 +355,6 @@ def pow(x, y) -> tensor:
     return tensor(semantic.emit("pow", [a, b]))
 
 
-# --8<-- [start:reductions]
-def _reduce(kind: str):
-    def fn(input, axis=None, keep_dims=False):
-        axis = _unwrap(axis)
-        axis = None if axis is None else _const_int(axis, "the reduction axis")
-        return tensor(semantic.reduce(_value(input), axis, kind, bool(_unwrap(keep_dims))))
-    return fn
-
-
-@builtin
-def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
-    """The sum along `axis` (of everything when None); narrow integers are summed in 32 bits."""
-    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
-    return _reduce("sum")(tensor(semantic.sum_dtype(_value(input), dtype)), axis, keep_dims)
-# --8<-- [end:reductions]
-
-
-def _extremum(kind: str, input, axis, return_indices, keep_dims):
-    """max or min as Triton 3 has them: fp16/bf16 compared (and returned) as fp32 and narrow
-    integers as int32; with the indices, only bf16 is widened."""
-    if _unwrap(return_indices):
-        x = tensor(semantic.promoted_bf16(_value(input)))
-        return _reduce(kind)(x, axis, keep_dims), _reduce("arg" + kind)(x, axis, keep_dims)
-    return _reduce(kind)(tensor(semantic.extremum_dtype(_value(input))), axis, keep_dims)
-
-
-@builtin
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    return _extremum("max", input, axis, return_indices, keep_dims)
-
-
-@builtin
-def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    return _extremum("min", input, axis, return_indices, keep_dims)
-
-
-@builtin
-def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
-    return _reduce("argmax")(input, axis, keep_dims)
-
-
-@builtin
-def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
-    return _reduce("argmin")(input, axis, keep_dims)
-
-
-@builtin
-def xor_sum(input, axis=None, keep_dims=False) -> tensor:
-    return _reduce("xor")(input, axis, keep_dims)
-
-
-@builtin
-def reduce_or(input, axis=None, keep_dims=False) -> tensor:
-    return _reduce("or")(input, axis, keep_dims)
-
-
-@builtin
-def reduce_and(input, axis=None, keep_dims=False) -> tensor:
-    return _reduce("and")(input, axis, keep_dims)
-
-
-@builtin
-def prod(input, axis=None, keep_dims=False) -> tensor:
-    return _reduce("prod")(input, axis, keep_dims)
-
-
-@builtin
-def reduce(input, axis, combine_fn, keep_dims=False):
-    """Reduce along `axis` with `combine_fn(a, b)`, a @jit function of two scalars. The frontend
-    inlines the combine function as the reduction's region (`CodeGenerator.combine`)."""
-    raise SemanticError("tl.reduce is compiled by the frontend; it cannot be called from here")
-
-
-@builtin
-def associative_scan(input, axis, combine_fn, reverse=False):
-    """The running `combine_fn` along `axis` (an inclusive scan), as tl.reduce does for reductions."""
-    raise SemanticError("tl.associative_scan is compiled by the frontend; it cannot be called from here")
-
-
-def _scan(x, axis, kind: str, reverse) -> tensor:
-    return tensor(semantic.scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
-
-
-@builtin
-def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
-    """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum, and bf16 in fp32."""
-    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
-    x = semantic.promoted_bf16(_value(input)) if dtype is None else _value(input)
-    return _scan(tensor(semantic.sum_dtype(x, dtype)), axis, "sum", reverse)
-
-
-@builtin
-def cumprod(input, axis=0, reverse=False) -> tensor:
-    return _scan(tensor(semantic.promoted_bf16(_value(input))), axis, "prod", reverse)
-
-
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=float32) -> tensor:
@@ -481,19 +367,19 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                                precision, _dtype(out_dtype)))
 
 
-@builtin
+@builtin(method=True)
 def trans(input, *dims) -> tensor:
     dims = tuple(_const_int(d, "trans's dims") for d in (_unwrap(dims[0]) if len(dims) == 1 and
                                                             isinstance(_unwrap(dims[0]), (tuple, list)) else dims))
     return tensor(semantic.trans(_value(input), dims))
 
 
-@builtin
+@builtin(method=True)
 def permute(input, *dims) -> tensor:
     return trans(input, *dims)
 
 
-@builtin
+@builtin(method=True)
 def reshape(input, *shape, can_reorder=False) -> tensor:
     shape = _shape(shape[0] if len(shape) == 1 else shape)
     return tensor(semantic.reshape(_value(input), shape))
@@ -502,12 +388,12 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
 view = reshape
 
 
-@builtin
+@builtin(method=True)
 def ravel(x) -> tensor:
     return reshape(x, [x.numel])
 
 
-@builtin
+@builtin(method=True)
 def broadcast_to(input, *shape) -> tensor:
     shape = _shape(shape[0] if len(shape) == 1 else shape)
     return tensor(semantic.broadcast_to(_value(input), shape))
@@ -519,7 +405,7 @@ def broadcast(input, other):
     return tensor(a), tensor(b)
 
 
-@builtin
+@builtin(method=True)
 def expand_dims(input, axis) -> tensor:
     axis = _unwrap(axis)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -530,95 +416,11 @@ def expand_dims(input, axis) -> tensor:
     return tensor(result)
 
 
-@builtin
+@builtin(method=True)
 def cdiv(x, div):
     """ceil(x / div) for positive integers: the number of blocks of size `div` that cover `x`."""
     x, div = _unwrap(x), _unwrap(div)
-    if isinstance(x, int) and isinstance(div, int):
-        return (x + div - 1) // div
     return (x + div - 1) // div
-
-
-def _atomic(kind: str):
-    def fn(pointer, val, mask=None, sem=None, scope=None) -> tensor:
-        mask = _unwrap(mask)
-        return tensor(semantic.atomic(kind, _value(pointer), _operand(val),
-                                      None if mask is None else _operand(mask), _unwrap(sem), _unwrap(scope)))
-    fn.__name__ = f"atomic_{kind}"
-    return builtin(fn)
-
-
-atomic_add, atomic_max, atomic_min = _atomic("add"), _atomic("max"), _atomic("min")
-atomic_xchg, atomic_and, atomic_or, atomic_xor = (_atomic(k) for k in ("xchg", "and", "or", "xor"))
-
-
-@builtin
-def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
-    return tensor(semantic.atomic_cas(_value(pointer), _operand(cmp), _operand(val), _unwrap(sem), _unwrap(scope)))
-
-
-@builtin
-def multiple_of(input, values) -> tensor:
-    """Promise the compiler that each element (of a 1-D start) is a multiple of `values`."""
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "divisibility", tuple(_const_int(v, "multiple_of") for v in values)))
-
-
-@builtin
-def max_contiguous(input, values) -> tensor:
-    """Promise that runs of `values` consecutive elements are consecutive integers."""
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "contiguity", tuple(_const_int(v, "max_contiguous") for v in values)))
-
-
-@builtin
-def max_constancy(input, values) -> tensor:
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "constancy", tuple(_const_int(v, "max_constancy") for v in values)))
-
-
-@builtin
-def device_print(prefix, *args, hex=False) -> None:
-    """Print each element of each argument with its program id and index, as the kernel runs."""
-    prefix = _unwrap(prefix)
-    if not isinstance(prefix, str):  # print(x): no prefix, only values
-        args, prefix = (prefix,) + args, ""
-    semantic.device_print(prefix, [_value(a) for a in args], bool(_unwrap(hex)))
-
-
-@builtin
-def static_print(*values, sep=" ", end="\n", file=None, flush=False) -> None:
-    """Print at compile time (constexprs and types, not runtime values)."""
-    builtins.print(*(_unwrap(v) for v in values), sep=sep, end=end, flush=flush)
-
-
-@builtin
-def static_assert(cond, msg="") -> None:
-    cond = _const(cond, "static_assert's condition")
-    if not cond:
-        raise SemanticError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
-
-
-@builtin
-def device_assert(cond, msg="", mask=None) -> None:
-    c = _value(cond)
-    if _unwrap(mask) is not None:
-        c = semantic.binary("or", c, semantic.unary("lnot", _value(mask)))
-    semantic.device_assert(c, str(_unwrap(msg)))
-
-
-@builtin
-def debug_barrier() -> None:
-    semantic.builder().create("barrier", [])
-
-
-@builtin
-def assume(cond) -> None:
-    """A promise that `cond` holds (Triton uses it for optimization); nothing is checked or emitted."""
-    _operand(cond)
 
 
 class static_range:
@@ -646,10 +448,3 @@ class range:
 
 def is_builtin(fn) -> bool:
     return getattr(fn, "__minitriton_builtin__", False)
-
-
-# x.exp(), x.ravel(), x.cdiv(4), ...: free functions that Triton's tensors also offer as methods.
-for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor", "ceil",
-              "abs", "fma", "fdiv", "umulhi", "cdiv", "ravel", "xor_sum", "cumprod"):
-    setattr(tensor, _name, globals()[_name])
-del _name

@@ -305,100 +305,12 @@ def minmax(op: str, a, b) -> Value:
     return emit(op, [a, b])
 
 
-# --8<-- [start:memory]
-def _pointer_operand(ptr: Value, what: str) -> Value:
-    if not ptr.dtype.is_ptr():
-        raise SemanticError(f"{what} needs a pointer (or a tile of pointers), got {ptr.type}",
-                            "pass a tensor argument and offset it: x_ptr + offsets")
-    return ptr
-
-
-def load(ptr: Value, mask=None, other=None) -> Value:
-    """Read through a tile of pointers; where `mask` is false, give `other` (or 0) and touch nothing."""
-    ptr = _pointer_operand(ptr, "tl.load")
-    pointee = ptr.dtype.pointee
-    if pointee.is_bool():  # booleans live in memory as bytes
-        return compare("ne", load(cast(ptr, ir.pointer_type(ir.int8)), mask, other), Weak(0))
-    if mask is None:
-        if other is not None:
-            raise SemanticError("tl.load: `other` needs a `mask`: it is the value of the masked-off lanes",
-                                "pass mask=... as well, e.g. mask=offsets < n")
-        return emit("load", [ptr])
-    mask = _as_mask(mask)
-    shape = broadcast_shapes(ptr.shape, mask.shape)
-    ptr, mask = broadcast_to(ptr, shape), broadcast_to(mask, shape)
-    if other is None:
-        return emit("load", [ptr, mask])
-    other = constant(other.value, pointee) if isinstance(other, Weak) else cast(other, pointee)
-    return emit("load", [ptr, mask, broadcast_to(other, shape)])
-
-
-def store(ptr: Value, value, mask=None) -> None:
-    """Write `value` (converted to the pointee type) through `ptr` where `mask` is true."""
-    ptr = _pointer_operand(ptr, "tl.store")
-    pointee = ptr.dtype.pointee
-    if pointee.is_bool():
-        value = value if not isinstance(value, Weak) else scalar_constant(value.value)
-        return store(cast(ptr, ir.pointer_type(ir.int8)), cast(value, ir.int8), mask)
-    value = weak_to(value, pointee, "store") if isinstance(value, Weak) else cast(value, pointee)
-    mask = None if mask is None else _as_mask(mask)
-    # The pointers say where to write: the value and the mask may broadcast to them, not beyond.
-    for what, x in (("a value", value), ("a mask", mask)):
-        if x is not None and not _broadcasts_to(x.shape, ptr.shape):
-            raise SemanticError(f"cannot store {what} of shape {list(x.shape)} through pointers of shape "
-                                f"{list(ptr.shape)}", "the value and mask take the pointers' shape "
-                                "(or broadcast to it)")
-    operands = [ptr, broadcast_to(value, ptr.shape)]
-    if mask is not None:
-        operands.append(broadcast_to(mask, ptr.shape))
-    builder().create("store", operands)
-# --8<-- [end:memory]
-
-
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
-    return len(shape) <= len(target) and all(a in (1, b) for a, b in zip(padded, target))
-
-
 def _as_mask(mask) -> Value:
     if isinstance(mask, Weak):
         mask = scalar_constant(bool(mask.value))
     if mask.dtype != ir.int1:
         mask = compare("ne", mask, Weak(0))
     return mask
-
-
-def atomic(kind: str, ptr: Value, value, mask=None, sem: str | None = None, scope: str | None = None) -> Value:
-    ptr = _pointer_operand(ptr, f"tl.atomic_{kind}")
-    pointee = ptr.dtype.pointee
-    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
-    shape = broadcast_shapes(ptr.shape, value.shape)
-    if mask is not None:
-        shape = broadcast_shapes(shape, _as_mask(mask).shape)
-    operands = [broadcast_to(ptr, shape), broadcast_to(value, shape)]
-    if mask is not None:
-        operands.append(broadcast_to(_as_mask(mask), shape))
-    return emit("atomic", operands, kind=kind, **_ordering(sem, scope))
-
-
-def _ordering(sem: str | None, scope: str | None) -> dict:
-    """Memory ordering of an atomic; Triton's defaults are acq_rel at gpu scope."""
-    sem, scope = sem or "acq_rel", scope or "gpu"
-    if sem not in ("relaxed", "acquire", "release", "acq_rel"):
-        raise SemanticError(f"unknown sem {sem!r}", "use 'relaxed', 'acquire', 'release' or 'acq_rel'")
-    if scope not in ("cta", "gpu", "sys"):
-        raise SemanticError(f"unknown scope {scope!r}", "use 'cta', 'gpu' or 'sys'")
-    return {"sem": sem, "scope": scope}
-
-
-def atomic_cas(ptr: Value, cmp, value, sem: str | None = None, scope: str | None = None) -> Value:
-    ptr = _pointer_operand(ptr, "tl.atomic_cas")
-    pointee = ptr.dtype.pointee
-    cmp = weak_to(cmp, pointee, "atomic") if isinstance(cmp, Weak) else cast(cmp, pointee)
-    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
-    shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
-    return emit("atomic_cas", [broadcast_to(ptr, shape), broadcast_to(cmp, shape),
-                               broadcast_to(value, shape)], **_ordering(sem, scope))
 
 
 def sum_dtype(x: Value, dtype: DType | None) -> Value:

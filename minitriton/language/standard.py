@@ -14,9 +14,9 @@ def sigmoid(x):
 
 @jit
 def softmax(x, ieee_rounding=False):
-    shifted = x - tl.max(x, 0)
+    shifted = x - x.max(0)
     numerator = tl.exp(shifted)
-    return numerator / tl.sum(numerator, 0)
+    return numerator / numerator.sum(0)
 
 
 @jit

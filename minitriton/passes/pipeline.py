@@ -173,7 +173,7 @@ class Pipeliner:
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
         for load, convert, shared in pairs:
-            stage_bytes = load.result.type.numel * load.result.dtype.bits // 8
+            stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
             rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0])))

@@ -4,7 +4,7 @@ The reference solution. The task, in full, is in exercises/05_coalesce/ex1_add_r
 """
 import math
 
-from minitriton.passes.coalesce import AxisInfo
+from minitriton.passes.axis_info import AxisInfo
 
 
 def add_facts(a: AxisInfo, b: AxisInfo) -> AxisInfo:

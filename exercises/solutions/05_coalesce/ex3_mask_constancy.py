@@ -4,7 +4,7 @@ The reference solution. The task, in full, is in exercises/05_coalesce/ex3_mask_
 """
 import math
 
-from minitriton.passes.coalesce import AxisInfo
+from minitriton.passes.axis_info import AxisInfo
 
 
 def lt_constancy(x: AxisInfo, n: AxisInfo, size: int) -> int:

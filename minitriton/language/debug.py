@@ -1,0 +1,78 @@
+"""What a kernel tells the compiler, and what it prints: hints, assertions, prints, barriers.
+
+`multiple_of`, `max_contiguous` and `max_constancy` are promises about index values that
+coalescing (chapter 5) may rely on; `assume` is accepted and ignored. `static_print` and
+`static_assert` act while the kernel is compiled; `device_print` and `device_assert` while it runs
+(in the interpreter as on the GPU). Chapter: 02-frontend.
+"""
+from __future__ import annotations
+
+import builtins
+
+from . import semantic
+from .core import _const, _const_int, _operand, _unwrap, _value, builtin, tensor
+from .semantic import SemanticError
+
+
+@builtin
+def multiple_of(input, values) -> tensor:
+    """Promise the compiler that each element (of a 1-D start) is a multiple of `values`."""
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "divisibility", tuple(_const_int(v, "multiple_of") for v in values)))
+
+
+@builtin
+def max_contiguous(input, values) -> tensor:
+    """Promise that runs of `values` consecutive elements are consecutive integers."""
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "contiguity", tuple(_const_int(v, "max_contiguous") for v in values)))
+
+
+@builtin
+def max_constancy(input, values) -> tensor:
+    values = _unwrap(values)
+    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+    return tensor(semantic.hint(_value(input), "constancy", tuple(_const_int(v, "max_constancy") for v in values)))
+
+
+@builtin
+def device_print(prefix, *args, hex=False) -> None:
+    """Print each element of each argument with its program id and index, as the kernel runs."""
+    prefix = _unwrap(prefix)
+    if not isinstance(prefix, str):  # print(x): no prefix, only values
+        args, prefix = (prefix,) + args, ""
+    semantic.device_print(prefix, [_value(a) for a in args], bool(_unwrap(hex)))
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False) -> None:
+    """Print at compile time (constexprs and types, not runtime values)."""
+    builtins.print(*(_unwrap(v) for v in values), sep=sep, end=end, flush=flush)
+
+
+@builtin
+def static_assert(cond, msg="") -> None:
+    cond = _const(cond, "static_assert's condition")
+    if not cond:
+        raise SemanticError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+
+
+@builtin
+def device_assert(cond, msg="", mask=None) -> None:
+    c = _value(cond)
+    if _unwrap(mask) is not None:
+        c = semantic.binary("or", c, semantic.unary("lnot", _value(mask)))
+    semantic.device_assert(c, str(_unwrap(msg)))
+
+
+@builtin
+def debug_barrier() -> None:
+    semantic.builder().create("barrier", [])
+
+
+@builtin
+def assume(cond) -> None:
+    """A promise that `cond` holds (Triton uses it for optimization); nothing is checked or emitted."""
+    _operand(cond)

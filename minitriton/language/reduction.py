@@ -1,0 +1,101 @@
+"""Reductions and scans in the language: `tl.sum`, `tl.max`, `tl.argmin`, `tl.reduce`, `tl.cumsum`...
+
+A reduction folds a tile along one axis (all of it when the axis is None) and a scan keeps every
+running value. The dtypes follow Triton 3.6: narrow integers are summed in 32 bits, `tl.max` and
+`tl.min` compare fp16 and bf16 in fp32, scans of bf16 run in fp32. `tl.reduce` and
+`tl.associative_scan` take a @jit combine function, which the frontend inlines as the op's region
+(`frontend/calls.py`). Each is also a method of `tensor` (`x.sum(0)`). Chapter: 02-frontend.
+"""
+from __future__ import annotations
+
+from . import semantic
+from .core import _const_int, _dtype, _unwrap, _value, builtin, tensor
+from .semantic import SemanticError
+
+
+# --8<-- [start:reductions]
+def _reduce(kind: str):
+    def fn(input, axis=None, keep_dims=False):
+        axis = _unwrap(axis)
+        axis = None if axis is None else _const_int(axis, "the reduction axis")
+        return tensor(semantic.reduce(_value(input), axis, kind, bool(_unwrap(keep_dims))))
+    return fn
+
+
+@builtin(method=True)
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
+    """The sum along `axis` (of everything when None); narrow integers are summed in 32 bits."""
+    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
+    return _reduce("sum")(tensor(semantic.sum_dtype(_value(input), dtype)), axis, keep_dims)
+# --8<-- [end:reductions]
+
+
+def _extremum(kind: str, input, axis, return_indices, keep_dims):
+    """max or min as Triton 3 has them: fp16/bf16 compared (and returned) as fp32 and narrow
+    integers as int32; with the indices, only bf16 is widened."""
+    if _unwrap(return_indices):
+        x = tensor(semantic.promoted_bf16(_value(input)))
+        return _reduce(kind)(x, axis, keep_dims), _reduce("arg" + kind)(x, axis, keep_dims)
+    return _reduce(kind)(tensor(semantic.extremum_dtype(_value(input))), axis, keep_dims)
+
+
+@builtin(method=True)
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    return _extremum("max", input, axis, return_indices, keep_dims)
+
+
+@builtin(method=True)
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    return _extremum("min", input, axis, return_indices, keep_dims)
+
+
+@builtin(method=True)
+def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _reduce("argmax")(input, axis, keep_dims)
+
+
+@builtin(method=True)
+def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    return _reduce("argmin")(input, axis, keep_dims)
+
+
+def _reduction(name: str, kind: str):
+    """A reduction builtin with no options but the axis: xor_sum, reduce_or, reduce_and, prod."""
+    def fn(input, axis=None, keep_dims=False) -> tensor:
+        return _reduce(kind)(input, axis, keep_dims)
+    fn.__name__ = name
+    return builtin(fn, method=name == "xor_sum")
+
+
+xor_sum, reduce_or, reduce_and, prod = (_reduction(name, kind) for name, kind in (
+    ("xor_sum", "xor"), ("reduce_or", "or"), ("reduce_and", "and"), ("prod", "prod")))
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduce along `axis` with `combine_fn(a, b)`, a @jit function of two scalars. The frontend
+    inlines the combine function as the reduction's region (`CodeGenerator.combine`)."""
+    raise SemanticError("tl.reduce is compiled by the frontend; it cannot be called from here")
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The running `combine_fn` along `axis` (an inclusive scan), as tl.reduce does for reductions."""
+    raise SemanticError("tl.associative_scan is compiled by the frontend; it cannot be called from here")
+
+
+def _scan(x, axis, kind: str, reverse) -> tensor:
+    return tensor(semantic.scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
+
+
+@builtin(method=True)
+def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
+    """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum, and bf16 in fp32."""
+    dtype = None if _unwrap(dtype) is None else _dtype(dtype)
+    x = semantic.promoted_bf16(_value(input)) if dtype is None else _value(input)
+    return _scan(tensor(semantic.sum_dtype(x, dtype)), axis, "sum", reverse)
+
+
+@builtin(method=True)
+def cumprod(input, axis=0, reverse=False) -> tensor:
+    return _scan(tensor(semantic.promoted_bf16(_value(input))), axis, "prod", reverse)

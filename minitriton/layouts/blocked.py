@@ -1,0 +1,160 @@
+"""Blocked and slice layouts: how loads, stores and elementwise ops spread a tile, and a reduction's result.
+
+A `BlockedLayout` gives each thread a block of `size_per_thread` elements, `threads_per_warp` blocks
+side by side make a warp's tile and `warps_per_cta` of those the CTA's; `default_blocked` is
+Triton's choice of one for a shape. A `SliceLayout` is its parent with one dimension removed: the
+layout of a reduction's result along that dimension. Chapter: 04-layouts.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from .base import DistributedLayout, Index, _bits, _check_pow2, _delinearize, _fmt, _tuple_fields
+
+
+# --8<-- [start:blocked]
+@dataclass(frozen=True)
+class BlockedLayout(DistributedLayout):
+    """Each thread holds a `size_per_thread` block; `threads_per_warp` blocks side by side make a
+    warp's tile, `warps_per_cta` of those make the CTA tile; `order` lists dims fastest first."""
+
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]
+# --8<-- [end:blocked]
+
+    def __post_init__(self):
+        names = ("size_per_thread", "threads_per_warp", "warps_per_cta", "order")
+        _tuple_fields(self, *names)
+        if len({len(getattr(self, n)) for n in names}) != 1:
+            raise ValueError(f"BlockedLayout fields must have one entry per dimension, got {self!r}")
+        if sorted(self.order) != list(range(len(self.order))):
+            raise ValueError(f"BlockedLayout.order must be a permutation of the dimensions, "
+                             f"got {_fmt(self.order)}")
+        for name in names[:3]:
+            _check_pow2("BlockedLayout", name, getattr(self, name))
+
+    def __str__(self) -> str:
+        return (f"#blocked<{{sizePerThread={_fmt(self.size_per_thread)}, "
+                f"threadsPerWarp={_fmt(self.threads_per_warp)}, "
+                f"warpsPerCTA={_fmt(self.warps_per_cta)}, order={_fmt(self.order)}}}>")
+
+    def _tile_register_bases(self) -> list[Index]:
+        return [b for d in self.order for b in _bits(self.rank, d, self.size_per_thread[d], 1)]
+
+    def _lane_bases(self) -> list[Index]:
+        return [b for d in self.order
+                for b in _bits(self.rank, d, self.threads_per_warp[d], self.size_per_thread[d])]
+
+    def _warp_bases(self) -> list[Index]:
+        warp_tile = [s * t for s, t in zip(self.size_per_thread, self.threads_per_warp)]
+        return [b for d in self.order for b in _bits(self.rank, d, self.warps_per_cta[d], warp_tile[d])]
+
+    # --8<-- [start:blocked-elements]
+    def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
+        shape = self.check_shape(shape)
+        spt, order = self.size_per_thread, self.order
+        lane_at = _delinearize(lane, self.threads_per_warp, order)
+        warp_at = _delinearize(warp, self.warps_per_cta, order)
+        tile = [s * t * w for s, t, w in zip(spt, self.threads_per_warp, self.warps_per_cta)]
+        repeats = [max(1, s // t) for s, t in zip(shape, tile)]  # tile copies over a larger shape
+        block = math.prod(spt)
+        result = []
+        for register in range(block * math.prod(repeats)):
+            repeat, within = divmod(register, block)  # which copy of the tile, where in my block
+            repeat_at = _delinearize(repeat, repeats, order)
+            within_at = _delinearize(within, spt, order)
+            result.append(tuple(
+                (repeat_at[d] * tile[d] + (warp_at[d] * self.threads_per_warp[d] + lane_at[d]) * spt[d]
+                 + within_at[d]) % shape[d]  # a shape smaller than the tile wraps: replication
+                for d in range(self.rank)))
+        return result
+    # --8<-- [end:blocked-elements]
+
+
+# --8<-- [start:slice]
+@dataclass(frozen=True)
+class SliceLayout(DistributedLayout):
+    """The layout of a reduction along `dim` of a `parent`-laid tile: the shape loses `dim`, the
+    lanes and warps that spanned it now hold copies of the same result."""
+
+    dim: int
+    parent: DistributedLayout
+
+    def __post_init__(self):
+        if not isinstance(self.parent, DistributedLayout):
+            raise ValueError(f"SliceLayout.parent must be a distributed layout, got {self.parent}")
+        if not 0 <= self.dim < self.parent.rank:
+            raise ValueError(f"SliceLayout.dim {self.dim} is not a dimension of {self.parent}")
+
+    def __str__(self) -> str:
+        return f"#slice<{{dim={self.dim}, parent={self.parent}}}>"
+
+    def _drop(self, vector: Sequence[int]) -> Index:
+        return tuple(vector[: self.dim]) + tuple(vector[self.dim + 1:])
+
+    def _padded(self, shape: Sequence[int]) -> tuple[int, ...]:
+        return tuple(shape[: self.dim]) + (1,) + tuple(shape[self.dim:])
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return tuple(d - (d > self.dim) for d in self.parent.order if d != self.dim)
+
+    @property
+    def threads_per_warp(self) -> tuple[int, ...]:
+        return self._per_dim(self._lane_bases())
+
+    @property
+    def warps_per_cta(self) -> tuple[int, ...]:
+        return self._per_dim(self._warp_bases())
+
+    def _tile_register_bases(self) -> list[Index]:
+        # A thread's registers along `dim` were folded into one by the reduction.
+        return [self._drop(b) for b in self.parent._tile_register_bases() if not b[self.dim]]
+
+    def _lane_bases(self) -> list[Index]:
+        return [self._drop(b) for b in self.parent._lane_bases()]
+
+    def _warp_bases(self) -> list[Index]:
+        return [self._drop(b) for b in self.parent._warp_bases()]
+# --8<-- [end:slice]
+
+    def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
+        # The parent's elements over the shape with `dim` of size 1, keeping one register of
+        # each run along `dim` (the one the reduction leaves the result in).
+        padded = self._padded(self.check_shape(shape))
+        parent_bases = self.parent._register_bases_unreduced(padded)
+        along = sum(1 << bit for bit, b in enumerate(parent_bases) if b[self.dim])
+        held = self.parent.elements(warp, lane, padded)
+        return [self._drop(index) for register, index in enumerate(held) if not register & along]
+
+
+# --8<-- [start:default-blocked]
+def default_blocked(shape: Sequence[int], num_warps: int, order: Sequence[int] | None = None,
+                    size_per_thread: Sequence[int] | None = None,
+                    threads_per_warp: int = 32) -> BlockedLayout:
+    """Triton's default blocked layout for `shape`: lanes fill the fastest dimension first, then
+    warps; whatever lanes and warps are left go to the slowest dimension (replicating if the
+    shape is too small to use them)."""
+    rank = len(shape)
+    order = tuple(order) if order is not None else tuple(reversed(range(rank)))
+    spt = tuple(size_per_thread) if size_per_thread is not None else (1,) * rank
+    _check_pow2("default_blocked", "shape", shape)
+    _check_pow2("default_blocked", "num_warps", [num_warps])
+    _check_pow2("default_blocked", "threads_per_warp", [threads_per_warp])
+    lanes, warps = [1] * rank, [1] * rank
+    lanes_left, warps_left, threads_left = threads_per_warp, num_warps, num_warps * threads_per_warp
+    for d in order[:-1]:
+        threads = min(threads_left, max(1, shape[d] // spt[d]))  # as many as this dim can use
+        lanes[d] = min(threads, lanes_left)
+        warps[d] = min(max(threads // lanes[d], 1), warps_left)
+        lanes_left //= lanes[d]
+        warps_left //= warps[d]
+        threads_left //= threads
+    lanes[order[-1]] = lanes_left
+    warps[order[-1]] = warps_left
+    return BlockedLayout(spt, tuple(lanes), tuple(warps), order)
+# --8<-- [end:default-blocked]
