@@ -367,7 +367,7 @@ def test_format_x():
 
 def test_measure_checks_before_timing(monkeypatch, capsys):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")  # do_bench on the host clock
-    monkeypatch.setattr(bench, "triton_kernels", lambda: None)
+    monkeypatch.setattr(bench.harness, "triton_kernels", lambda: None)
     synchronized = []
     fake_torch = SimpleNamespace(cuda=SimpleNamespace(synchronize=lambda: synchronized.append(1)))
     session = bench.Session(fake_torch, quick=True, gpu=GPU)
@@ -404,7 +404,7 @@ def test_measure_checks_before_timing(monkeypatch, capsys):
 
 
 def test_a_lost_context_stops_the_run(monkeypatch):
-    monkeypatch.setattr(bench, "triton_kernels", lambda: None)
+    monkeypatch.setattr(bench.harness, "triton_kernels", lambda: None)
 
     def broken():
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
@@ -427,10 +427,10 @@ def test_compile_child_environment(monkeypatch, tmp_path):
              "'on': float(e['MINITRITON_CACHE'] == '1' and 'MINITRITON_INTERPRET' not in e), "
              "'bytecode': float(not sys.dont_write_bytecode and sys.pycache_prefix.startswith(sys.argv[2])), "
              "'arguments': float(len(sys.argv))}))")
-    monkeypatch.setattr(bench, "CHILD_COMMAND", child)
+    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", child)
     assert bench.run_child("minitriton", str(tmp_path), [str(tmp_path)]) == \
         {"cache": 1.0, "on": 1.0, "bytecode": 1.0, "arguments": 3.0}
-    monkeypatch.setattr(bench, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
+    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
     with pytest.raises(RuntimeError, match="exit 1.*no GPU in the child"):
         bench.run_child("triton", str(tmp_path), ["matmul"])
 

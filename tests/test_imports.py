@@ -33,7 +33,7 @@ LAYERS = [
     ("the JIT", ["jit"]),
     ("written in the language, and the JIT's tools", ["language.standard", "language.random", "language.math",
                                                       "testing", "autotune"]),
-    ("the package's face, examples, benchmarks, the command line", ["__init__", "examples.*", "bench", "__main__"]),
+    ("the package's face, examples, benchmarks, the command line", ["__init__", "examples.*", "bench.*", "__main__"]),
 ]
 
 

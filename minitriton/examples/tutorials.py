@@ -1,7 +1,10 @@
-"""The Triton tutorials' kernels, unmodified but for the imports: what the demo and the tests run.
+"""The Triton tutorials' kernels, unmodified but for the imports: what the demo, the tests and the
+benchmarks run.
 
 vector add (01), fused softmax (02), matmul with a @jit activation chosen by a constexpr string (03),
-seeded dropout (04) and layer norm forward (05). Each has a `run_*` function that makes inputs with a
+seeded dropout (04) and layer norm forward (05). The matmul has two more constexprs, with defaults,
+so the benchmarks time this very kernel for fp16, bf16 and fp32: the dot's `INPUT_PRECISION`, and
+C is stored in its own dtype (the tutorial's fp16, when C is fp16). Each has a `run_*` function that makes inputs with a
 fixed seed, launches the kernel as the tutorial does and returns (result, reference) as numpy arrays.
 `to_device` turns a numpy array into what the kernel is given (the array itself for the interpreter,
 a `DeviceArray` on a GPU) and `to_host` brings a result back.
@@ -53,7 +56,7 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                  GROUP_SIZE_M: tl.constexpr, ACTIVATION: tl.constexpr):
+                  GROUP_SIZE_M: tl.constexpr, ACTIVATION: tl.constexpr = "", INPUT_PRECISION: tl.constexpr = None):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -74,12 +77,12 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator)
+        accumulator = tl.dot(a, b, accumulator, input_precision=INPUT_PRECISION)
         a_ptrs += BLOCK_SIZE_K * stride_ak
         b_ptrs += BLOCK_SIZE_K * stride_bk
     if ACTIVATION == "leaky_relu":
         accumulator = leaky_relu(accumulator)
-    c = accumulator.to(tl.float16)
+    c = accumulator.to(c_ptr.dtype.element_ty)
 
     offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)

@@ -66,14 +66,16 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
              name: str | None = None) -> ir.Function:
     """Compile one specialization of a @jit kernel to tile IR.
 
-    `specs` describes each runtime argument; `constexprs` gives the value of every other parameter.
+    `specs` describes each runtime argument; `constexprs` gives the value of every other parameter
+    (a parameter in neither takes its default value).
     """
     parsed = jit_fn.parsed
     builder = ir.Builder()
     args, arg_attrs, scope = [], [], {}
     for param in jit_fn.arg_names:
-        if param in constexprs:
-            scope[param] = tl._unwrap(constexprs[param])
+        if param in constexprs or param not in specs:
+            value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
+            scope[param] = tl._unwrap(value)
             continue
         spec = specs[param]
         value = ir.Value(ir.scalar(spec.dtype), name=param)
