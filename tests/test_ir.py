@@ -130,6 +130,30 @@ def test_verifier_rejects_wrong_result_type():
         ir.verify(_fn(b.block))
 
 
+def test_verifier_rejects_an_attribute_the_protocol_does_not_list():
+    """Every attribute a pass writes has its row in ir.ATTRS (who writes it, who reads it)."""
+    b = ir.Builder()
+    a = b.constant(1, ir.int32)
+    b.block.ops.append(ir.Op("add", [a, a], [ir.Value(ir.scalar(ir.int32))], {"vector_width": 4}))
+    with pytest.raises(VerificationError, match="add: attribute vector_width is not in ir.attrs.ATTRS"):
+        ir.verify(_fn(b.block))
+    fn = _fn(ir.Builder().block)
+    fn.attrs["scratch"] = 16
+    with pytest.raises(VerificationError, match="function bad: attribute scratch"):
+        ir.verify(fn)
+
+
+def test_the_protocol_table_names_its_writers_and_readers():
+    for key, attr in ir.ATTRS.items():
+        assert attr.on and attr.writer and attr.readers and attr.meaning, key
+
+
+def test_the_printer_shows_what_the_passes_decided():
+    fn = _fn(ir.Builder().block)
+    fn.attrs.update(shared_bytes=1024, buffer_offsets={"ring0": 0})
+    assert "// shared_bytes=1024, buffer_offsets={ring0: 0}" in ir.print_function(fn)
+
+
 def test_verifier_rejects_use_before_definition():
     b = ir.Builder()
     a = b.constant(1, ir.int32)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..dtypes import int1
 from ..errors import VerificationError
+from .attrs import ATTRS
 from .core import Block, Function, Op, loop_parts, scalar
 from .ops import OPS, REGION_OPS, TERMINATORS, _check
 from .printer import print_function
@@ -16,9 +17,18 @@ from .printer import print_function
 
 # --8<-- [start:verify]
 def verify(fn: Function) -> None:
-    """Check types (through the rules in OPS), SSA dominance and region terminators."""
+    """Check types (through the rules in OPS), SSA dominance, region terminators, and that every
+    attribute key is one the protocol between the passes lists (`ir.attrs.ATTRS`)."""
+    for attrs in [fn.attrs, *fn.arg_attrs]:
+        _known_attrs(attrs, f"function {fn.name}")
     defined: set[int] = {id(a) for a in fn.args}
     _verify_block(fn.body, defined, fn)
+
+
+def _known_attrs(attrs: dict, where: str) -> None:
+    unknown = sorted(attrs.keys() - ATTRS.keys())
+    _check(not unknown, where, f"attribute {', '.join(unknown)} is not in ir.attrs.ATTRS: add its row "
+                               "(which ops carry it, who writes and reads it, what it means)")
 
 
 def _verify_block(block: Block, defined: set[int], fn: Function) -> None:
@@ -30,6 +40,7 @@ def _verify_block(block: Block, defined: set[int], fn: Function) -> None:
                                         f"\n{print_function(fn)}")
         if op.name not in OPS:
             raise VerificationError(f"unknown op {op.name!r}")
+        _known_attrs(op.attrs, op.name)
         if op.name in REGION_OPS:
             _verify_region_op(op, defined, fn)
         else:
