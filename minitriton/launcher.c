@@ -1,14 +1,16 @@
-/* The launch fast path, compiled: what the JIT's generated binder does for a key it has seen
- * (minitriton/jit.py, `_make_binder`), without the Python interpreter in between.
+/* The launch fast path, compiled: what the JIT's binder in Python does for a key it has seen
+ * (minitriton/jit.py, `make_binder`), without the Python interpreter in between.
  *
  *   fast(grid, constants, *values)
  *
- * reads each runtime argument as `launch_arg` would (a torch tensor and an int inline, anything else
- * through `launch_arg` itself), makes the key a tuple of those keys and `constants`, looks it up, packs
- * the values for the entry's signature and calls cuLaunchKernel. It returns the entry's kernel, or, on
- * a miss, the key, for the binder's slow path to compile and `add`. A value that cannot be packed goes
- * through the entry's Python launch, which raises the clear error. The driver's entry point comes in as
- * an address, so a test can hand in a recording one. Built by driver.py with the system C compiler.
+ * reads each runtime argument's launch key as `specialize.launch_key` does (a torch tensor and an
+ * int here in C, anything else through `launch_key` itself; a do_not_specialize argument as
+ * `specialize.plain_key` does), makes the key a tuple of those keys and `constants`, looks it up,
+ * packs the values for the entry's signature and calls cuLaunchKernel. It returns the entry's
+ * kernel, or, on a miss, the key, for the binder to compile and `add`. tests/test_launcher.py holds
+ * the keys read here equal to the Python functions'. A value that cannot be packed goes through the
+ * entry's Python launch, which raises the clear error. The driver's entry point comes in as an
+ * address, so a test can hand in a recording one. Built by launcher.py with the system C compiler.
  * Chapter: 09-ptx-driver-cache. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -40,7 +42,7 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     cu_launch_kernel launch;
-    PyObject *table, *tensor_type, *launch_arg, *grid3;
+    PyObject *table, *tensor_type, *launch_key, *grid3;
     Py_ssize_t nargs;
     char plain[MAX_ARGS]; /* 1 for a do_not_specialize argument */
 } FastPath;
@@ -49,7 +51,7 @@ static PyObject *s_data_ptr, *s_dtype, *s_get_device;
 
 /* -------------------------------------------------------------------------- reading one argument */
 
-/* The key of an int, as launch_arg makes it; -1 (no error set) when it does not fit in 64 bits. */
+/* The key of an int, as specialize.launch_key makes it; -1 (no error set) when it does not fit in 64 bits. */
 static PyObject *int_key(PyObject *v, long long *out) {
     int overflow;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -68,7 +70,7 @@ static PyObject *int_key(PyObject *v, long long *out) {
 static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, PyObject **value,
                     uint64_t *address, int *has_address) {
     *has_address = 0;
-    if (self->plain[i]) { /* do_not_specialize: the class, or for an int whether it fits in 32 bits */
+    if (self->plain[i]) { /* do_not_specialize: specialize.plain_key, the class or for an int whether it fits in 32 bits */
         if (PyLong_CheckExact(v)) {
             int overflow;
             long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -118,12 +120,12 @@ static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, P
         if (PyErr_Occurred())
             return -1;
     }
-    PyObject *pair = PyObject_CallOneArg(self->launch_arg, v);
+    PyObject *pair = PyObject_CallOneArg(self->launch_key, v);
     if (pair == NULL)
         return -1;
     if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
         Py_DECREF(pair);
-        PyErr_SetString(PyExc_TypeError, "launch_arg must return (key, value)");
+        PyErr_SetString(PyExc_TypeError, "launch_key must return (key, value)");
         return -1;
     }
     *key = PyTuple_GET_ITEM(pair, 0);
@@ -441,10 +443,10 @@ static PyObject *fast_key(FastPath *self, PyObject *const *args, Py_ssize_t n) {
 
 static PyObject *fast_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
     unsigned long long address;
-    PyObject *tensor_type, *launch_arg, *grid3;
+    PyObject *tensor_type, *launch_key, *grid3;
     const char *plain;
     Py_ssize_t nargs;
-    if (!PyArg_ParseTuple(args, "KOOOs#", &address, &tensor_type, &launch_arg, &grid3, &plain, &nargs))
+    if (!PyArg_ParseTuple(args, "KOOOs#", &address, &tensor_type, &launch_key, &grid3, &plain, &nargs))
         return NULL;
     if (nargs > MAX_ARGS) {
         PyErr_SetString(PyExc_ValueError, "at most 64 runtime arguments");
@@ -456,8 +458,8 @@ static PyObject *fast_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSE
     self->vectorcall = fast_call;
     self->launch = (cu_launch_kernel)(uintptr_t)address;
     self->table = PyDict_New();
-    Py_INCREF(tensor_type); Py_INCREF(launch_arg); Py_INCREF(grid3);
-    self->tensor_type = tensor_type, self->launch_arg = launch_arg, self->grid3 = grid3;
+    Py_INCREF(tensor_type); Py_INCREF(launch_key); Py_INCREF(grid3);
+    self->tensor_type = tensor_type, self->launch_key = launch_key, self->grid3 = grid3;
     self->nargs = nargs;
     for (Py_ssize_t i = 0; i < nargs; i++)
         self->plain[i] = plain[i] == 'p';
@@ -471,7 +473,7 @@ static PyObject *fast_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSE
 static void fast_dealloc(FastPath *self) {
     Py_XDECREF(self->table);
     Py_XDECREF(self->tensor_type);
-    Py_XDECREF(self->launch_arg);
+    Py_XDECREF(self->launch_key);
     Py_XDECREF(self->grid3);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -498,7 +500,7 @@ static PyTypeObject FastPathType = {
     .tp_new = fast_new,
     .tp_dealloc = (destructor)fast_dealloc,
     .tp_methods = fast_methods,
-    .tp_doc = "FastPath(cu_launch_kernel_address, tensor_type, launch_arg, grid3, plain): the binder's "
+    .tp_doc = "FastPath(cu_launch_kernel_address, tensor_type, launch_key, grid3, plain): the binder's "
               "fast path for one @jit function, in C",
 };
 
@@ -506,7 +508,7 @@ static PyTypeObject FastPathType = {
 
 /* Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, interpret):
  * `binder(grid, *args, **kwargs)` for one @jit function. It binds the call to the kernel's parameters
- * (names, each with its default or `missing`) and launch options as the generated Python binder does,
+ * (names, each with its default or `missing`) and launch options as the Python binder does,
  * and calls the fast path with the constants (the constexprs in order, then the options) and the
  * runtime values. Anything else (a callable grid, a missing or unknown argument, the interpreter
  * switched on in `interpret`, a key not seen yet) goes to `fallback`, the Python binder. */
@@ -716,7 +718,8 @@ static PyTypeObject BinderType = {
 
 /* -------------------------------------------------------------------------- kernel[grid], in C */
 
-/* Subscript(fallback): JITFunction.__getitem__ in C, put on the class once this module is loaded.
+/* Subscript(fallback): JITFunction.__getitem__ in C, put on the class when this module loads
+ * (jit.py's hook, which launcher.py calls once).
  * kernel[grid] reads the kernel's `_binder` and, where it is a Binder, returns binder[grid] without
  * a Python frame; anything else (no binder yet, the Python binder) goes to `fallback`, the Python
  * __getitem__. As a method descriptor it is called with (kernel, grid), no bound method made. */
