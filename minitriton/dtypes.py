@@ -118,38 +118,39 @@ class Facts:
     """What each stage needs to know of one dtype (one row of `TABLE`)."""
 
     dtype: DType | None
-    language: str  # the name under which `tl` exports it: tl.float16
+    language: str  # its name in `tl`: tl.float16
     signature: str  # Triton's signature string: i32, fp16
-    numpy: np.dtype  # what holds a value (the interpreter computes in it)
+    numpy: np.dtype  # what holds a value in the interpreter
     storage: np.dtype  # what memory holds
-    struct: str  # how a scalar kernel parameter of this type is packed (`struct` module)
-    typestr: str | None  # the array interface's name for arrays of it (None: none exists)
+    struct: str  # the `struct` code of a scalar kernel parameter (`code`)
+    typestr: str | None  # its arrays' typestr, as __array_interface__ says (`array`)
     torch: str  # torch's name for it
-    llvm: str  # the LLVM type of a register holding one (bf16 travels as its 16 bits)
+    llvm: str  # the LLVM type of a register (bf16: its 16 bits)
 
 
-def _row(dtype, language, signature, numpy, storage, struct, typestr, torch, llvm) -> Facts:
-    return Facts(dtype, language, signature, np.dtype(numpy), np.dtype(storage), struct, typestr, torch, llvm)
+def _row(dtype, language, signature, numpy, storage, struct, typestr, torch, llvm):
+    return Facts(dtype, language, signature, np.dtype(numpy), np.dtype(storage), struct,
+                 typestr, torch, llvm)
 
 
 TABLE = (
-    #    dtype     tl name     sig    numpy       storage     struct typestr torch       llvm
-    _row(int1,     "int1",     "i1",   np.bool_,   np.uint8,   "?",  "|b1", "bool",     "i1"),
-    _row(int8,     "int8",     "i8",   np.int8,    np.int8,    "b",  "|i1", "int8",     "i8"),
-    _row(int16,    "int16",    "i16",  np.int16,   np.int16,   "h",  "<i2", "int16",    "i16"),
-    _row(int32,    "int32",    "i32",  np.int32,   np.int32,   "i",  "<i4", "int32",    "i32"),
-    _row(int64,    "int64",    "i64",  np.int64,   np.int64,   "q",  "<i8", "int64",    "i64"),
-    _row(uint8,    "uint8",    "u8",   np.uint8,   np.uint8,   "B",  "|u1", "uint8",    "i8"),
-    _row(uint16,   "uint16",   "u16",  np.uint16,  np.uint16,  "H",  "<u2", "uint16",   "i16"),
-    _row(uint32,   "uint32",   "u32",  np.uint32,  np.uint32,  "I",  "<u4", "uint32",   "i32"),
-    _row(uint64,   "uint64",   "u64",  np.uint64,  np.uint64,  "Q",  "<u8", "uint64",   "i64"),
-    _row(float16,  "float16",  "fp16", np.float16, np.float16, "e",  "<f2", "float16",  "half"),
-    _row(bfloat16, "bfloat16", "bf16", np.float32, np.uint16,  "H",  None,   "bfloat16", "i16"),
-    _row(float32,  "float32",  "fp32", np.float32, np.float32, "f",  "<f4", "float32",  "float"),
-    _row(float64,  "float64",  "fp64", np.float64, np.float64, "d",  "<f8", "float64",  "double"),
+    #    dtype     tl          sig     numpy      storage    code array  torch       llvm
+    _row(int1,     "int1",     "i1",   "bool",    "uint8",   "?", "|b1", "bool",     "i1"),
+    _row(int8,     "int8",     "i8",   "int8",    "int8",    "b", "|i1", "int8",     "i8"),
+    _row(int16,    "int16",    "i16",  "int16",   "int16",   "h", "<i2", "int16",    "i16"),
+    _row(int32,    "int32",    "i32",  "int32",   "int32",   "i", "<i4", "int32",    "i32"),
+    _row(int64,    "int64",    "i64",  "int64",   "int64",   "q", "<i8", "int64",    "i64"),
+    _row(uint8,    "uint8",    "u8",   "uint8",   "uint8",   "B", "|u1", "uint8",    "i8"),
+    _row(uint16,   "uint16",   "u16",  "uint16",  "uint16",  "H", "<u2", "uint16",   "i16"),
+    _row(uint32,   "uint32",   "u32",  "uint32",  "uint32",  "I", "<u4", "uint32",   "i32"),
+    _row(uint64,   "uint64",   "u64",  "uint64",  "uint64",  "Q", "<u8", "uint64",   "i64"),
+    _row(float16,  "float16",  "fp16", "float16", "float16", "e", "<f2", "float16",  "half"),
+    _row(bfloat16, "bfloat16", "bf16", "float32", "uint16",  "H", None,  "bfloat16", "i16"),
+    _row(float32,  "float32",  "fp32", "float32", "float32", "f", "<f4", "float32",  "float"),
+    _row(float64,  "float64",  "fp64", "float64", "float64", "d", "<f8", "float64",  "double"),
 )
-# A pointer is its address: an int64 in the interpreter, a u64 parameter, LLVM's global pointer.
-POINTER_FACTS = _row(None, "pointer", "*", np.int64, np.int64, "Q", None, "", "ptr addrspace(1)")
+# A pointer is its address: an int64 to the interpreter, a u64 parameter, a global pointer.
+POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr addrspace(1)")
 # --8<-- [end:table]
 
 FACTS = {row.dtype.name: row for row in TABLE}  # by Triton's dtype name

@@ -39,9 +39,9 @@ from minitriton.errors import CompilationError, InterpreterError  # noqa: E402
 # ---------------------------------------------------------------------------------------------------
 
 # How a kernel enters: the launch, then `compiler.compile`'s stages before a backend takes over.
-FRONT = [("jit.py", None), ("frontend.py", "ttir"), ("passes/simplify.py", None)]
+FRONT = [("jit.py", None), ("frontend/", "ttir"), ("passes/simplify.py", None)]
 INTERPRETER = ["interpreter.py"]
-NOT_STAGES = {"ir.py", "errors.py", "compiler.py"}  # data and helpers every stage uses
+NOT_STAGES = {"ir.py", "errors.py", "compiler.py", "kernel.py"}  # data and helpers every stage uses
 
 
 def imported_modules(tree: ast.Module, package: Path) -> dict[str, str]:
@@ -81,8 +81,9 @@ def cuda_stages() -> list[str]:
 
 
 def headline(module: str) -> str:
-    """The first line of a module's docstring."""
-    doc = ast.get_docstring(ast.parse((ROOT / "minitriton" / module).read_text()))
+    """The first line of a module's docstring (a package's, for `name/`)."""
+    path = ROOT / "minitriton" / (module + "__init__.py" if module.endswith("/") else module)
+    doc = ast.get_docstring(ast.parse(path.read_text()))
     assert doc, f"minitriton/{module} has no docstring"
     return doc.splitlines()[0]
 
@@ -209,7 +210,7 @@ def script_output(name: str) -> str:
 def listings() -> dict[str, str]:
     from minitriton.examples.tutorials import add_kernel, softmax_kernel
     from minitriton.frontend import generate
-    from minitriton.jit import arg_spec, specialize
+    from minitriton.specialize import arg_spec, specialize
 
     fe, mistakes, hand_built = example("frontend_examples"), example("mistakes"), example("hand_built_ir")
     f32 = _aligned(1, np.float32)
@@ -242,7 +243,7 @@ def listings() -> dict[str, str]:
 def figures() -> dict[str, str]:
     from minitriton.examples.tutorials import add_kernel
     from minitriton.frontend import generate
-    from minitriton.jit import arg_spec, specialize
+    from minitriton.specialize import arg_spec, specialize
     from minitriton.passes.simplify import simplify
 
     f32 = _aligned(1, np.float32)
@@ -300,7 +301,7 @@ def backend_ir(kernel, *args, **kwargs) -> BackendIR:
     """Run the CUDA backend's passes here, in the order `CUDABackend.compile` runs them, keeping the
     objects the chapters draw; the result must print as the `layout` stage the backend keeps."""
     from minitriton.frontend import generate
-    from minitriton.jit import arg_spec, specialize
+    from minitriton.specialize import arg_spec, specialize
     from minitriton.passes.barriers import insert_barriers
     from minitriton.passes.coalesce import coalesce
     from minitriton.passes.layout import assign_layouts
@@ -497,10 +498,10 @@ def _matmul_args(stages: int, block: int):
 
 
 def backend_listings() -> dict[str, str]:
-    from minitriton import driver, layouts
+    from minitriton import launcher, layouts
     from minitriton.examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
     from minitriton.frontend import generate
-    from minitriton.jit import arg_spec, specialize
+    from minitriton.specialize import arg_spec, specialize
     from minitriton.passes.coalesce import print_axis_info
     from minitriton.passes.simplify import simplify
 
@@ -549,7 +550,6 @@ def backend_listings() -> dict[str, str]:
                                       _lines(matmul_ptx, "cp.async").splitlines()[:2])
     # 9. PTX, the driver, the JIT's launch path, the cache
     out["add.ptx"] = add.asm["ptx"].expandtabs(8)
-    out["add.binder"] = triton.jit(add_kernel.fn)._make_binder().source
     out["add.launcher"] = launcher._binder(("ptr", "ptr", "ptr", "int32"))[0]
     out["add.cache_parts"] = _cache_key_parts(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     return out

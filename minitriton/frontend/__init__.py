@@ -1,4 +1,6 @@
-"""The frontend: a @jit function's Python source -> tile IR. Chapter: 02-frontend.
+"""The frontend: a @jit function's Python source -> tile IR.
+
+Chapter: 02-frontend.
 
 - `source`: reading a function (`parse`) and `KernelFunction`, what @jit makes;
 - `generator`: `generate` and the `CodeGenerator`'s statements and expressions;

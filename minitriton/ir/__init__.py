@@ -1,4 +1,6 @@
-"""Tile IR: the program every stage after the frontend reads and rewrites. Chapter: 03-tile-ir.
+"""Tile IR: the program every stage after the frontend reads and rewrites.
+
+Chapter: 03-tile-ir.
 
 - `core`: types, values, ops, blocks, functions, `walk_block` and `loop_parts`;
 - `ops`: the op table (every op's typing rule), the op traits, and the `Builder`;

@@ -1,4 +1,6 @@
-"""`import minitriton.language as tl`: the names a kernel may use, as in `triton.language`. Chapter: 02-frontend.
+"""`import minitriton.language as tl`: the names a kernel may use, as in `triton.language`.
+
+Chapter: 02-frontend.
 
 - `core`: tensors, constexprs, dtypes, and the builtins on values (arithmetic, math, shapes, dot);
 - `memory`: load, store, atomics; `reduction`: reductions and scans; `debug`: hints, prints, asserts;

@@ -1,4 +1,6 @@
-"""Layouts: how one program's tile is spread over its warps, lanes and registers (chapter 04-layouts).
+"""Layouts: how one program's tile is spread over its warps, lanes and registers.
+
+Chapter: 04-layouts.
 
 Place in the pipeline: plain arithmetic, no IR. `passes/layout.py` gives every tile value one of
 these; codegen asks them which elements a thread holds and how to compute their indices; the book
