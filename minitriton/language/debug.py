@@ -14,27 +14,19 @@ from .core import _const, _const_int, _operand, _unwrap, _value, builtin, tensor
 from .semantic import SemanticError
 
 
-@builtin
-def multiple_of(input, values) -> tensor:
-    """Promise the compiler that each element (of a 1-D start) is a multiple of `values`."""
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "divisibility", tuple(_const_int(v, "multiple_of") for v in values)))
+def _hint(name: str, fact: str, promise: str):
+    """A hint builtin: the author promises `fact` (an AxisInfo fact, chapter 5) of `input`."""
+    def fn(input, values) -> tensor:
+        values = _unwrap(values)
+        values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
+        return tensor(semantic.hint(_value(input), fact, tuple(_const_int(v, name) for v in values)))
+    fn.__name__, fn.__doc__ = name, f"Promise the compiler that {promise}."
+    return builtin(fn)
 
 
-@builtin
-def max_contiguous(input, values) -> tensor:
-    """Promise that runs of `values` consecutive elements are consecutive integers."""
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "contiguity", tuple(_const_int(v, "max_contiguous") for v in values)))
-
-
-@builtin
-def max_constancy(input, values) -> tensor:
-    values = _unwrap(values)
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    return tensor(semantic.hint(_value(input), "constancy", tuple(_const_int(v, "max_constancy") for v in values)))
+multiple_of = _hint("multiple_of", "divisibility", "each element (each run's start) is a multiple of `values`")
+max_contiguous = _hint("max_contiguous", "contiguity", "runs of `values` elements are consecutive integers")
+max_constancy = _hint("max_constancy", "constancy", "runs of `values` elements are equal")
 
 
 @builtin
