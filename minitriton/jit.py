@@ -219,6 +219,7 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
         return compiled
 
     binder.__name__ = binder.__qualname__ = kernel.__name__
+    binder.fast = fast  # the compiled fast path it fills, or None
     return binder
 # --8<-- [end:binder]
 

@@ -9,7 +9,7 @@ import torch
 
 from minitriton import driver, launcher
 from minitriton.examples.tutorials import add_kernel
-from minitriton.jit import launch_key
+from minitriton.specialize import launch_key
 
 x = torch.rand(1024, device="cuda")
 grid = (1,)
@@ -37,10 +37,10 @@ clock("add_kernel[grid](x, x, x, n, BLOCK_SIZE=1024)", lambda: add_kernel[grid](
 clock("add_kernel.run(..., grid=grid)", lambda: add_kernel.run(x, x, x, 1024, grid=grid, BLOCK_SIZE=1024))
 binder = add_kernel._binder
 python_binder = getattr(binder, "fallback", binder)
-print("compiled fast path:", "_fast(grid" in python_binder.source, launcher.compiled_launcher()[1])
+print("compiled fast path:", python_binder.fast is not None, launcher.compiled_launcher()[1])
 clock("binder(grid, ...)", lambda: binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
 clock("Python binder(grid, ...)", lambda: python_binder(grid, x, x, x, 1024, BLOCK_SIZE=1024))
-fast = python_binder.__globals__["_fast"]
+fast = python_binder.fast
 if fast is not None:
     clock("the compiled fast path alone", lambda: fast(grid, (1024, 4, 3, 1), x, x, x, 1024))
 prepared = k.prepared([0, 1, 2, 3], [x, x, x, 1024]).launch

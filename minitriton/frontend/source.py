@@ -127,10 +127,11 @@ def dependency_sources(fn: KernelFunction) -> list[str]:
                 value = getattr(scope.get(base), node.attr, None) if base in scope else None
             else:
                 continue
+            constant = constexpr_value(value)
             if isinstance(value, KernelFunction):
                 visit(value)
-            elif isinstance(value, (int, float, bool, str)) or type(value).__name__ == "constexpr":
-                seen[id(node)] = f"{getattr(node, 'id', '')}={constexpr_value(value)!r}"
+            elif constant is not value or isinstance(value, (int, float, bool, str)):  # a constexpr, or a constant
+                seen[id(node)] = f"{getattr(node, 'id', '')}={constant!r}"
 
     visit(fn)
     return list(seen.values())
