@@ -309,25 +309,37 @@ SCANS: dict[str, Callable] = {
 }
 
 
-def _reduce(program, op, x):
+def _reduce(program, op, *xs):
+    """One array per result; several only with a combine function, which takes the left halves'
+    elements and then the right halves' and gives one value per operand."""
     if op.attrs["kind"] == "combine":  # a tree of the user's combine function, halves at a time
-        x = np.moveaxis(x, op.attrs["axis"], 0)
-        while x.shape[0] > 1:
-            half = x.shape[0] // 2
-            x = program.run(op.regions[0], [x[:half], x[half:]])[0]
-        return _as(op.result.dtype, x[0])
+        xs = [np.moveaxis(x, op.attrs["axis"], 0) for x in xs]
+        while xs[0].shape[0] > 1:
+            half = xs[0].shape[0] // 2
+            xs = program.run(op.regions[0], [x[:half] for x in xs] + [x[half:] for x in xs])
+        return _results(op, [x[0] for x in xs])
+    (x,) = xs
     return _as(op.result.dtype, REDUCERS[op.attrs["kind"]](_widen(x), axis=op.attrs["axis"]))
 
 
-def _scan(program, op, x):
+def _results(op, arrays: list):
+    """An op's value, or its list of values when it has several (a reduce or scan of a tuple)."""
+    arrays = [_as(r.dtype, a) for r, a in zip(op.results, arrays)]
+    return arrays if len(arrays) > 1 else arrays[0]
+
+
+def _scan(program, op, *xs):
     if op.attrs["kind"] == "combine":  # one element after another, with the user's combine function
-        x = np.moveaxis(x, op.attrs["axis"], 0)
-        order = range(x.shape[0] - 1, -1, -1) if op.attrs.get("reverse", False) else range(x.shape[0])
-        out, acc = np.empty_like(x), None
+        axis = op.attrs["axis"]
+        xs = [np.moveaxis(x, axis, 0) for x in xs]
+        order = range(xs[0].shape[0] - 1, -1, -1) if op.attrs.get("reverse", False) else range(xs[0].shape[0])
+        outs, acc = [np.empty_like(x) for x in xs], None
         for i in order:
-            acc = x[i] if acc is None else program.run(op.regions[0], [acc, x[i]])[0]
-            out[i] = acc
-        return _as(op.result.dtype, np.moveaxis(out, 0, op.attrs["axis"]))
+            acc = [x[i] for x in xs] if acc is None else program.run(op.regions[0], acc + [x[i] for x in xs])
+            for out, a in zip(outs, acc):
+                out[i] = a
+        return _results(op, [np.moveaxis(out, 0, axis) for out in outs])
+    (x,) = xs
     axis, scan = op.attrs["axis"], SCANS[op.attrs["kind"]]
     x = _widen(x)
     if op.attrs.get("reverse", False):
@@ -488,7 +500,7 @@ class Program:
             if op.name in ir.TERMINATORS:  # not evaluated: the block's values go back to its op
                 return operands
             result = RULES[op.name](self, op, *operands)
-            if op.name in ir.REGION_OPS:
+            if op.name in ir.REGION_OPS or len(op.results) > 1:
                 env.update(zip(map(id, op.results), result))
             elif op.results:
                 env[id(op.results[0])] = result

@@ -470,12 +470,131 @@ def test_associative_scan_with_a_combine_function():
 
 
 @triton.jit
-def reduce_tuple_kernel(x_ptr, out_ptr):
+def _argmin_combine(value_a, index_a, value_b, index_b):
+    """The smaller value and its index; of equal values, the smaller index."""
+    take_a = (value_a < value_b) | ((value_a == value_b) & (index_a < index_b))
+    return tl.where(take_a, value_a, value_b), tl.where(take_a, index_a, index_b)
+
+
+@triton.jit
+def argmin_tuple_kernel(x_ptr, rows_ptr, row_idx_ptr, cols_ptr, col_idx_ptr, all_ptr, all_idx_ptr,
+                        M: tl.constexpr, N: tl.constexpr):
+    offs_m, offs_n = tl.arange(0, M), tl.arange(0, N)
+    offs = offs_m[:, None] * N + offs_n[None, :]
+    x = tl.load(x_ptr + offs)
+    cols = tl.broadcast_to(offs_n[None, :], (M, N))
+    value, index = tl.reduce((x, cols), 1, _argmin_combine)
+    tl.store(rows_ptr + offs_m, value)
+    tl.store(row_idx_ptr + offs_m, index)
+    rows = tl.broadcast_to(offs_m[:, None], (M, N)).to(tl.int64)
+    value, index = tl.reduce((x, rows), axis=0, combine_fn=_argmin_combine, keep_dims=True)
+    tl.store(cols_ptr + offs_n[None, :], value)
+    tl.store(col_idx_ptr + offs_n[None, :], index)
+    value, index = tl.reduce((x, offs), None, _argmin_combine)
+    tl.store(all_ptr, value)
+    tl.store(all_idx_ptr, index)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.int64])
+@pytest.mark.parametrize("m, n", [(16, 64), (4, 256), (64, 8)])
+def test_reduce_of_values_and_indices_finds_the_first_minimum(dtype, m, n):
+    rng = np.random.default_rng(23)
+    x = rng.integers(-20, 20, (m, n)).astype(dtype)  # few distinct values: many ties
+    rows, cols, total = np.full(m, 99, dtype), np.full((1, n), 99, dtype), np.full(1, 99, dtype)
+    row_idx, col_idx, total_idx = np.full(m, -7, np.int32), np.full((1, n), -7, np.int64), np.full(1, -7, np.int32)
+    argmin_tuple_kernel[(1,)](x, rows, row_idx, cols, col_idx, total, total_idx, M=m, N=n)
+    np.testing.assert_array_equal(rows, x.min(axis=1))
+    np.testing.assert_array_equal(row_idx, x.argmin(axis=1))
+    np.testing.assert_array_equal(cols[0], x.min(axis=0))
+    np.testing.assert_array_equal(col_idx[0], x.argmin(axis=0))
+    assert total[0] == x.min() and total_idx[0] == x.argmin()
+
+
+@triton.jit
+def _welford_combine(mean_a, m2_a, count_a, mean_b, m2_b, count_b):
+    """Chan's update: the mean, the sum of squared deviations and the count of two parts merged."""
+    count = count_a + count_b
+    weight = tl.where(count == 0, 0.0, count_b / tl.maximum(count, 1.0))
+    delta = mean_b - mean_a
+    return mean_a + delta * weight, m2_a + m2_b + delta * delta * count_a * weight, count
+
+
+@triton.jit
+def welford_kernel(x_ptr, mean_ptr, var_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < N
+    x = tl.load(x_ptr + row * N + offs, mask=mask, other=0.0)
+    count = mask.to(tl.float32)
+    mean, m2, count = tl.reduce((x, tl.zeros_like(x), count), 0, _welford_combine)
+    tl.store(mean_ptr + row, mean)
+    tl.store(var_ptr + row, m2 / count)
+
+
+def test_welford_reduction_of_three_tensors_gives_mean_and_variance():
+    rng = np.random.default_rng(24)
+    rows, n = 5, 300  # 300 of a 512 block: the masked lanes have count 0
+    x = (rng.standard_normal((rows, n)) * 3 + 10).astype(np.float32)
+    mean, var = np.full(rows, -7, np.float32), np.full(rows, -7, np.float32)
+    welford_kernel[(rows,)](x, mean, var, n, BLOCK=512)
+    np.testing.assert_allclose(mean, x.astype(np.float64).mean(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(var, x.astype(np.float64).var(axis=1), rtol=1e-4)
+
+
+@triton.jit
+def _running_max_combine(value_a, index_a, value_b, index_b):
+    take_b = value_b > value_a
+    return tl.where(take_b, value_b, value_a), tl.where(take_b, index_b, index_a)
+
+
+@triton.jit
+def tuple_scan_kernel(x_ptr, max_ptr, where_ptr, rev_ptr, rev_where_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    index = tl.broadcast_to(tl.arange(0, N)[None, :], (M, N))
+    best, where = tl.associative_scan((x, index), 1, _running_max_combine)
+    tl.store(max_ptr + offs, best)
+    tl.store(where_ptr + offs, where)
+    best, where = tl.associative_scan((x, index), 1, _running_max_combine, reverse=True)
+    tl.store(rev_ptr + offs, best)
+    tl.store(rev_where_ptr + offs, where)
+
+
+@pytest.mark.parametrize("m, n", [(8, 32), (2, 256)])
+def test_scan_of_a_tuple_carries_the_index_of_the_running_maximum(m, n):
+    rng = np.random.default_rng(25)
+    x = rng.integers(-1000, 1000, (m, n)).astype(np.float32)
+    outs = [np.full((m, n), -7, np.float32), np.full((m, n), -7, np.int32)] * 2
+    outs = [o.copy() for o in outs]
+    tuple_scan_kernel[(1,)](x, *outs, M=m, N=n)
+    expect = np.maximum.accumulate(x, axis=1)
+    np.testing.assert_array_equal(outs[0], expect)
+    first = np.array([[int(np.argmax(row[:j + 1])) for j in range(n)] for row in x])
+    np.testing.assert_array_equal(outs[1], first)
+    flipped = np.flip(x, 1)
+    np.testing.assert_array_equal(outs[2], np.flip(np.maximum.accumulate(flipped, axis=1), 1))
+    last = np.array([[j + int(np.argmax(row[j:])) for j in range(n)] for row in x])
+    np.testing.assert_array_equal(outs[3], last)
+
+
+@triton.jit
+def _pair_sum(a, b, c, d):
+    return a + c
+
+
+@triton.jit
+def reduce_tuple_kernel(x_ptr, out_ptr, SHAPE_MISMATCH: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, 16))
-    tl.store(out_ptr, tl.reduce((x, x), 0, _add_combine))
+    if SHAPE_MISMATCH:
+        y = tl.load(x_ptr + tl.arange(0, 8))
+    else:
+        y = x
+    tl.store(out_ptr, tl.reduce((x, y), 0, _pair_sum)[0])
 
 
-def test_reducing_several_tensors_at_once_is_a_clear_error():
+def test_a_tuple_reduction_with_a_wrong_combine_or_shapes_is_a_clear_error():
     x = np.zeros(16, np.float32)
-    with pytest.raises(triton.CompilationError, match="several tensors"):
-        reduce_tuple_kernel[(1,)](x, x)
+    with pytest.raises(triton.CompilationError, match="must return 2 value"):
+        reduce_tuple_kernel[(1,)](x, x, SHAPE_MISMATCH=False)
+    with pytest.raises(triton.CompilationError, match="one shape"):
+        reduce_tuple_kernel[(1,)](x, x, SHAPE_MISMATCH=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from ..passes.geometry import drop, index_map, ldmatrix_operand, reduce_index_offset, register_map
+from ..passes.geometry import (component_offsets, components, drop, index_map, ldmatrix_operand, reduce_partials,
+                               register_map)
 from .elementwise import apply
 from .lowering import Lowering, f32, f64, i32, i64
 from .operands import to_mma_operand
@@ -41,17 +42,19 @@ COMBINE_OPS = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum", 
                "or": "or"}
 
 
-def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b, region: ir.Block | None = None):
-    """Combine two partial results (for argmax/argmin, (value, index) pairs; ties keep the lower
-    index; for "combine", the user's function, lowered again wherever two partials meet)."""
+def _combine(lw: Lowering, kind: str, dtypes: list[ir.DType], a: tuple, b: tuple,
+             region: ir.Block | None = None) -> tuple:
+    """Combine two partial results, each a tuple of components (`passes.geometry.components`): for
+    argmax/argmin a (value, index) pair whose ties keep the lower index; for "combine" the user's
+    function, lowered again wherever two partials meet, on the left's components then the right's."""
     B = lw.b
     if kind == "combine":
-        lw.set(region.args[0], [a])
-        lw.set(region.args[1], [b])
+        for arg, value in zip(region.args, a + b):
+            lw.set(arg, [value])
         lw.block(ir.Block(region.args, region.ops[:-1]))
-        return lw.get(region.ops[-1].operands[0])[0]
+        return tuple(lw.get(v)[0] for v in region.ops[-1].operands)
     if kind in ("argmax", "argmin"):
-        (va, ia), (vb, ib) = a, b
+        (va, ia), (vb, ib), dtype = a, b, dtypes[0]
         fa, fb = lw.to_f32(va, dtype) if dtype.is_floating() else va, lw.to_f32(vb, dtype) if dtype.is_floating() else vb
         if dtype.is_floating():
             better = B.fcmp_ordered(">" if kind == "argmax" else "<", fb, fa)
@@ -62,7 +65,7 @@ def _combine(lw: Lowering, kind: str, dtype: ir.DType, a, b, region: ir.Block | 
             equal = cmp("==", fb, fa)
         take_b = B.or_(better, B.and_(equal, B.icmp_signed("<", ib, ia)))
         return B.select(take_b, vb, va), B.select(take_b, ib, ia)
-    return apply(lw, COMBINE_OPS[kind], None, dtype, a, b)
+    return (apply(lw, COMBINE_OPS[kind], None, dtypes[0], a[0], b[0]),)
 
 
 def _shuffle_xor(lw: Lowering, value, mask: int):
@@ -89,46 +92,45 @@ def _shuffle_xor(lw: Lowering, value, mask: int):
     return out if isinstance(t, ll.IntType) else B.bitcast(out, t)
 
 
-def _shuffle(lw, value, mask):
-    if isinstance(value, tuple):
-        return tuple(_shuffle_xor(lw, v, mask) for v in value)
-    return _shuffle_xor(lw, value, mask)
-
-
 # --8<-- [start:reduce]
-def _reduce(lw: Lowering, op, x):
-    """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared memory."""
-    src, result = op.operands[0], op.result
+def _reduce(lw: Lowering, op, *xs):
+    """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared
+    memory. A partial result is a tuple of components: one per operand, or an argmax's (value, index)."""
+    src = op.operands[0]
     axis, kind = op.attrs["axis"], op.attrs["kind"]
     region = op.regions[0] if op.regions else None
-    dtype = src.dtype
+    dtypes = components(op)
     layout, shape = src.layout, src.shape
     offsets = layout.register_offsets(shape)
-    with_index = kind in ("argmax", "argmin")
-    indices = lw.indices(layout, shape) if with_index else None
+    indices = lw.indices(layout, shape) if kind in ("argmax", "argmin") else None
     # 1. In-thread: registers that differ only along the axis fold together.
-    groups: dict[tuple, object] = {}
+    groups: dict[tuple, tuple] = {}
     for r in lw.unique_registers(layout, shape):
         key = drop(axis)(offsets[r])
-        value = (x[r], indices[r][axis]) if with_index else x[r]
-        groups[key] = value if key not in groups else _combine(lw, kind, dtype, groups[key], value, region)
+        value = (xs[0][r], indices[r][axis]) if indices else tuple(x[r] for x in xs)
+        groups[key] = value if key not in groups else _combine(lw, kind, dtypes, groups[key], value, region)
     # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
     for mask in layout.lane_masks_along(axis, shape):
-        groups = {k: _combine(lw, kind, dtype, v, _shuffle(lw, v, mask), region) for k, v in groups.items()}
+        groups = {k: _combine(lw, kind, dtypes, v, tuple(_shuffle_xor(lw, c, mask) for c in v), region)
+                  for k, v in groups.items()}
     # 3. Across warps: partial results meet in shared memory.
     warp_masks = layout.warp_masks_along(axis, shape)
     if warp_masks:
-        groups = _across_warps(lw, op, groups, warp_masks, kind, dtype, layout, shape, axis, region)
-    # 4. Registers in the order of the result's (slice) layout.
-    if not result.type.is_tile:
-        (value,) = groups.values()
-        return [value[1] if with_index else value]
-    picked = [groups[tuple(o)] for o in result.layout.register_offsets(result.shape)]
-    return [v[1] if with_index else v for v in picked]
+        groups = _across_warps(lw, op, groups, warp_masks, dtypes, layout, shape, axis, region)
+    # 4. Registers in the order of the result's (slice) layout: an argmax keeps only its index.
+    result = op.results[0]
+    picked = list(groups.values()) if not result.type.is_tile else \
+        [groups[tuple(o)] for o in result.layout.register_offsets(result.shape)]
+    if indices:
+        return [v[1] for v in picked]
+    per_result = [[v[c] for v in picked] for c in range(len(xs))]
+    return per_result if len(xs) > 1 else per_result[0]
 # --8<-- [end:reduce]
 
 
-def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, shape, axis, region=None):
+def _across_warps(lw: Lowering, op, groups, warp_masks, dtypes, layout, shape, axis, region=None):
+    """Each warp writes its partials (every component in its own part of the buffer), then every
+    thread folds the partials of the elements it holds."""
     B = lw.b
     out_shape = drop(axis)(shape)
     count = 1
@@ -139,42 +141,42 @@ def _across_warps(lw: Lowering, op, groups, warp_masks, kind, dtype, layout, sha
         on = B.and_(B.lshr(lw.warp, ll.Constant(i32, mask.bit_length() - 1)), ll.Constant(i32, 1))
         slot = B.or_(slot, B.shl(on, ll.Constant(i32, k)))
     parts = lw.thread_part(layout, shape)
-    with_index = kind in ("argmax", "argmin")
-    index_base = reduce_index_offset(op)  # the partial indices follow the partial values
+    bases, _ = component_offsets(op, reduce_partials(op))
     positions = {}
     for key, value in groups.items():
         element_index = [B.or_(p, ll.Constant(i32, o)) if o else p for p, o in zip(drop(axis)(parts), key)]
         position = dotted(lw, element_index, row_major(out_shape)) if out_shape else ll.Constant(i32, 0)
         positions[key] = position
         at = B.add(B.mul(slot, ll.Constant(i32, count)), position)
-        if with_index:
-            write(lw, shared_at(lw, op, at, dtype), value[0], dtype)
-            write(lw, shared_at(lw, op, at, ir.int32, index_base), value[1], ir.int32)
-        else:
-            write(lw, shared_at(lw, op, at, dtype), value, dtype)
+        for component, dtype, base in zip(value, dtypes, bases):
+            write(lw, shared_at(lw, op, at, dtype, base), component, dtype)
     lw.barrier()
+    kind = op.attrs["kind"]
     result = {}
     for key, position in positions.items():
         acc = None
         for w in range(1 << len(warp_masks)):
             at = B.add(ll.Constant(i32, w * count), position)
-            value = read(lw, shared_at(lw, op, at, dtype), dtype)
-            if with_index:
-                value = (value, read(lw, shared_at(lw, op, at, ir.int32, index_base), ir.int32))
-            acc = value if acc is None else _combine(lw, kind, dtype, acc, value, region)
+            value = tuple(read(lw, shared_at(lw, op, at, dtype, base), dtype) for dtype, base in zip(dtypes, bases))
+            acc = value if acc is None else _combine(lw, kind, dtypes, acc, value, region)
         result[key] = acc
     return result
 
 
-def _scan(lw: Lowering, op, x):
+def _scan(lw: Lowering, op, *xs):
     """In shared memory, one thread per line along the axis (simple and exact): every thread writes
-    what it holds, then each line is scanned by one thread, then every thread reads its elements."""
+    what it holds, then each line is scanned by one thread, then every thread reads its elements.
+    Each component (one per operand) has its own part of the buffer."""
     B = lw.b
     src = op.operands[0]
-    dtype, shape, axis = src.dtype, src.shape, op.attrs["axis"]
-    written = element_ptrs(lw, op, src.layout, shape, row_major(shape), dtype)
-    for r in lw.unique_registers(src.layout, shape):
-        write(lw, written[r], x[r], dtype)
+    shape, axis, kind = src.shape, op.attrs["axis"], op.attrs["kind"]
+    region = op.regions[0] if op.regions else None
+    dtypes = components(op)
+    bases, _ = component_offsets(op, src.type.numel)
+    for x, dtype, base in zip(xs, dtypes, bases):
+        written = element_ptrs(lw, op, src.layout, shape, row_major(shape), dtype, base)
+        for r in lw.unique_registers(src.layout, shape):
+            write(lw, written[r], x[r], dtype)
     lw.barrier()
     length = shape[axis]
     stride = 1
@@ -185,19 +187,23 @@ def _scan(lw: Lowering, op, x):
 
     def scan_line(line, _):
         outer, inner = B.udiv(line, ll.Constant(i32, stride)), B.urem(line, ll.Constant(i32, stride))
-        base = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
+        start = B.add(B.mul(outer, ll.Constant(i32, length * stride)), inner)
         acc = None
         for k in (range(length - 1, -1, -1) if op.attrs.get("reverse") else range(length)):
-            ptr = shared_at(lw, op, B.add(base, ll.Constant(i32, k * stride)), dtype)
-            value = read(lw, ptr, dtype)
-            acc = value if acc is None else _combine(lw, op.attrs["kind"], dtype, acc, value,
-                                                     op.regions[0] if op.regions else None)
-            write(lw, ptr, acc, dtype)
+            at = B.add(start, ll.Constant(i32, k * stride))
+            ptrs = [shared_at(lw, op, at, dtype, base) for dtype, base in zip(dtypes, bases)]
+            value = tuple(read(lw, ptr, dtype) for ptr, dtype in zip(ptrs, dtypes))
+            acc = value if acc is None else _combine(lw, kind, dtypes, acc, value, region)
+            for ptr, component, dtype in zip(ptrs, acc, dtypes):
+                write(lw, ptr, component, dtype)
         return []
 
     lw.counted_loop(lw.tid, lines, 32 * lw.num_warps, [], scan_line)
     lw.barrier()
-    return [read(lw, ptr, dtype) for ptr in element_ptrs(lw, op, op.result.layout, shape, row_major(shape), dtype)]
+    results = [[read(lw, ptr, dtype) for ptr in element_ptrs(lw, op, op.results[0].layout, shape,
+                                                             row_major(shape), dtype, base)]
+               for dtype, base in zip(dtypes, bases)]
+    return results if len(xs) > 1 else results[0]
 
 
 RULES = {"convert_layout": _convert_layout, "broadcast": _move, "expand_dims": _move, "trans": _move,

@@ -81,44 +81,57 @@ class Calls:
 
     # --8<-- [start:combine]
     def combine(self, fn, args: list, kwargs: dict, node: ast.Call):
-        """tl.reduce / tl.associative_scan: the combine function, inlined on two scalars, becomes
-        the region of a `reduce` or `scan` op with kind "combine"."""
+        """tl.reduce / tl.associative_scan: the combine function, inlined on scalars, becomes the
+        region of a `reduce` or `scan` op with kind "combine". The input may be a tuple of tiles of
+        one shape (values and their indices, Welford's mean and count...): the combine function then
+        takes the left elements and then the right ones, and returns one value for each tile."""
         bound = inspect.signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
-        x, axis, combine = (tl._unwrap(bound.arguments[k]) for k in ("input", "axis", "combine_fn"))
-        if isinstance(x, (tuple, list)):
-            raise self.error(node, "combining several tensors at once is not supported",
-                             "reduce each tensor on its own, or pack them into one")
+        inputs, axis, combine = (tl._unwrap(bound.arguments[k]) for k in ("input", "axis", "combine_fn"))
+        several = isinstance(inputs, (tuple, list))
+        values = [tl._value(x) for x in (inputs if several else [inputs])]
         if not isinstance(combine, KernelFunction):
-            raise self.error(node, "combine_fn must be a @jit function of two values")
-        value = tl._value(x)
-        if not value.type.is_tile:
-            raise self.error(node, f"cannot reduce or scan a scalar ({value.type})")
+            raise self.error(node, "combine_fn must be a @jit function")
+        if not values or any(not v.type.is_tile for v in values):
+            raise self.error(node, "tl.reduce and tl.associative_scan take tiles, not scalars")
+        if any(v.shape != values[0].shape for v in values):
+            shapes = ", ".join(str(list(v.shape)) for v in values)
+            raise self.error(node, f"the tiles combined together must have one shape, got {shapes}",
+                             "broadcast them to a common shape first")
+        rank = len(values[0].shape)
         if axis is None and fn is reduce:
-            value, axis = semantic.reshape(value, (value.type.numel,)), 0
-        axis = tl._const_int(axis, "the axis") % len(value.shape)
-        region = ir.Block([ir.Value(ir.scalar(value.dtype)), ir.Value(ir.scalar(value.dtype))])
+            values, axis = [semantic.reshape(v, (v.type.numel,)) for v in values], 0
+        elif axis is None:
+            raise self.error(node, "tl.associative_scan needs an axis")
+        axis = tl._const_int(axis, "the axis") % len(values[0].shape)
+        region = ir.Block([ir.Value(ir.scalar(v.dtype)) for v in values * 2])
         saved, self.builder.block = self.builder.block, region
         try:
             result = self.inline(combine, [tl.tensor(a) for a in region.args], {}, node)
-            result = semantic.cast(tl._value(result), value.dtype)
-            if result.type.is_tile:
-                raise self.error(node, "combine_fn must return one scalar value")
-            self.builder.create("yield", [result])
+            results = list(result) if isinstance(result, (tuple, list)) else [result]
+            if len(results) != len(values):
+                raise self.error(node, f"combine_fn must return {len(values)} value(s), one for each "
+                                 f"tile combined, but returned {len(results)}")
+            results = [semantic.cast(tl._value(r), v.dtype) for r, v in zip(results, values)]
+            if any(r.type.is_tile for r in results):
+                raise self.error(node, "combine_fn must return scalars: it combines one element at a time")
+            self.builder.create("yield", results)
         finally:
             self.builder.block = saved
         if fn is reduce:
-            shape = value.shape[:axis] + value.shape[axis + 1:]
-            op = self.builder.region_op("reduce", [value], [ir.Type(shape, value.dtype)], [region],
-                                        {"axis": axis, "kind": "combine"})
-            out = op.result
+            shape = values[0].shape[:axis] + values[0].shape[axis + 1:]
+            op = self.builder.region_op("reduce", values, [ir.Type(shape, v.dtype) for v in values],
+                                        [region], {"axis": axis, "kind": "combine"})
+            outs = list(op.results)
             if tl._unwrap(bound.arguments["keep_dims"]):
-                out = semantic.expand_dims(out, axis)
-            return tl.tensor(out)
-        op = self.builder.region_op("scan", [value], [value.type], [region],
-                                    {"axis": axis, "kind": "combine",
-                                     "reverse": bool(tl._unwrap(bound.arguments["reverse"]))})
-        return tl.tensor(op.result)
+                for _ in range(rank if bound.arguments["axis"] is None else 1):
+                    outs = [semantic.expand_dims(o, axis) for o in outs]
+        else:
+            op = self.builder.region_op("scan", values, [v.type for v in values], [region],
+                                        {"axis": axis, "kind": "combine",
+                                         "reverse": bool(tl._unwrap(bound.arguments["reverse"]))})
+            outs = list(op.results)
+        return tuple(tl.tensor(o) for o in outs) if several else tl.tensor(outs[0])
     # --8<-- [end:combine]
 
     # --8<-- [start:inline]

@@ -176,21 +176,30 @@ def _trans(name, operands, attrs):
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "xor", "and", "or", "combine")
 
 
+def _across(name, operands, attrs, kinds) -> None:
+    """What reduce and scan check: tiles of one shape, a valid axis, a known kind; several
+    operands only with a combine function (`tl.reduce((values, indices), ...)`)."""
+    x = operands[0]
+    _check(x.type.is_tile and 0 <= attrs["axis"] < len(x.shape), name, f"axis {attrs['axis']} out of range")
+    _same_shape(name, *operands)
+    _check(attrs["kind"] in kinds, name, f"unknown kind {attrs['kind']}")
+    _check(len(operands) == 1 or attrs["kind"] == "combine", name,
+           "several operands need a combine function")
+
+
 def _reduce(name, operands, attrs):
-    (x,) = operands
+    """One result per operand, with the axis removed (an argmax's is the int32 index)."""
+    _across(name, operands, attrs, REDUCE_KINDS)
     axis = attrs["axis"]
-    _check(x.type.is_tile and 0 <= axis < len(x.shape), name, f"axis {axis} out of range")
-    _check(attrs["kind"] in REDUCE_KINDS, name, f"unknown kind {attrs['kind']}")
-    shape = x.shape[:axis] + x.shape[axis + 1:]
-    dtype = int32 if attrs["kind"] in ("argmax", "argmin") else x.dtype
-    return [Type(shape, dtype)]
+    shape = operands[0].shape[:axis] + operands[0].shape[axis + 1:]
+    if attrs["kind"] in ("argmax", "argmin"):
+        return [Type(shape, int32)]
+    return [Type(shape, x.dtype) for x in operands]
 
 
 def _scan(name, operands, attrs):
-    (x,) = operands
-    _check(x.type.is_tile and 0 <= attrs["axis"] < len(x.shape), name, "axis out of range")
-    _check(attrs["kind"] in ("sum", "prod", "max", "min", "combine"), name, f"unknown kind {attrs['kind']}")
-    return [x.type]
+    _across(name, operands, attrs, ("sum", "prod", "max", "min", "combine"))
+    return [x.type for x in operands]
 
 
 def _dot(name, operands, attrs):

@@ -171,7 +171,7 @@ def scratch_bytes(op: ir.Op) -> int:
     if name in ("atomic", "atomic_cas"):
         return op.result.type.numel * op.result.dtype.itemsize if replicated(op.result) else 0
     if name == "scan":
-        return op.result.type.numel * op.result.dtype.itemsize
+        return component_offsets(op, op.results[0].type.numel)[1]
     if name == "dot":
         if isinstance(op.operands[0].layout, (DotOperandLayout, SharedOperandLayout)):
             return 0
@@ -181,18 +181,35 @@ def scratch_bytes(op: ir.Op) -> int:
 # --8<-- [end:scratch]
 
 
-def reduce_scratch_bytes(op: ir.Op) -> int:
-    """Shared memory a reduction needs: one partial per warp along the axis per result element
-    (and, for argmax/argmin, one int32 index each, after the values)."""
-    warps = 1 << len(op.operands[0].layout.warp_masks_along(op.attrs["axis"], op.operands[0].shape))
-    if warps == 1:
-        return 0
-    values = reduce_index_offset(op)
-    return values + (warps * op.result.type.numel * 4 if op.attrs["kind"] in ("argmax", "argmin") else 0)
+def components(op: ir.Op) -> list[ir.DType]:
+    """What a reduction or scan carries per element: a value per operand (several for `tl.reduce`
+    of a tuple), or an argmax's or argmin's value and then its int32 index."""
+    if op.attrs["kind"] in ("argmax", "argmin"):
+        return [op.operands[0].dtype, ir.int32]
+    return [x.dtype for x in op.operands]
 
 
-def reduce_index_offset(op: ir.Op) -> int:
-    """Where a reduction's partial indices start in its buffer: after the partial values, on 4 bytes."""
+def component_offsets(op: ir.Op, count: int) -> tuple[list[int], int]:
+    """Where each component's `count` elements start in the op's buffer (one after another, each on
+    max(4, its size) bytes), and where the last one ends."""
+    offsets, end = [], 0
+    for dtype in components(op):
+        align = max(4, dtype.itemsize)
+        end = (end + align - 1) // align * align
+        offsets.append(end)
+        end += count * dtype.itemsize
+    return offsets, end
+
+
+def reduce_partials(op: ir.Op) -> int:
+    """How many partial results a reduction leaves in shared memory: one per warp along the axis
+    per result element (0 when a single warp spans the axis: shuffles finish the job)."""
     src = op.operands[0]
     warps = 1 << len(src.layout.warp_masks_along(op.attrs["axis"], src.shape))
-    return (warps * op.result.type.numel * src.dtype.itemsize + 3) // 4 * 4
+    return 0 if warps == 1 else warps * op.results[0].type.numel
+
+
+def reduce_scratch_bytes(op: ir.Op) -> int:
+    """Shared memory a reduction needs: every component of its partial results."""
+    count = reduce_partials(op)
+    return (component_offsets(op, count)[1] + 3) // 4 * 4 if count else 0

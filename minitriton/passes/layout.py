@@ -180,20 +180,22 @@ class LayoutAssignment:
             self.anchor(result, self.of(ptr) or self.default(ptr))
         elif name in ("atomic", "atomic_cas"):
             self.anchor(result, self.of(op.operands[0]) or self.default(op.operands[0]))
-        elif name == "reduce":
+        elif name == "reduce":  # every operand in one layout: the first anchored one's
             x = op.operands[0]
-            parent = self.of(x) or self.default(x)
-            self.operand_layouts[id(op)] = [parent]
-            if result.type.is_tile:
-                self.anchor(result, SliceLayout(op.attrs["axis"], parent))
+            parent = next(filter(None, map(self.of, op.operands)), None) or self.default(x)
+            self.operand_layouts[id(op)] = [parent] * len(op.operands)
+            for r in op.results if result.type.is_tile else ():
+                self.anchor(r, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
             mma = mma_layouts(a, b, acc, self.num_warps, self.arch)
             self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps))
-        elif name in ("scan", "reshape", "convert_layout"):
-            x = op.operands[0]
-            layout = self.of(x) if name == "scan" else None
-            self.anchor(result, layout or self.default(result))
+        elif name == "scan":
+            layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
+            for r in op.results:
+                self.anchor(r, layout)
+        elif name in ("reshape", "convert_layout"):
+            self.anchor(result, self.default(result))
         elif name == "trans":
             source = self.of(op.operands[0])
             permuted = permute_layout(source, op.attrs["perm"]) if source else None
