@@ -56,3 +56,20 @@ def activate(x_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
         x = leaky_relu(x)
     tl.store(x_ptr + offsets, x, mask=offsets < n)
 # --8<-- [end:activate]
+
+
+# --8<-- [start:min_and_where]
+@triton.jit
+def smaller(value_a, index_a, value_b, index_b):
+    """Of two (value, index) pairs, the smaller value; of equal values, the lower index."""
+    take_a = (value_a < value_b) | ((value_a == value_b) & (index_a < index_b))
+    return tl.where(take_a, value_a, value_b), tl.where(take_a, index_a, index_b)
+
+
+@triton.jit
+def min_and_where(x_ptr, min_ptr, where_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    value, index = tl.reduce((tl.load(x_ptr + offsets), offsets), 0, smaller)
+    tl.store(min_ptr, value)
+    tl.store(where_ptr, index)
+# --8<-- [end:min_and_where]
