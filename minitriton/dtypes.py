@@ -24,10 +24,19 @@ class DType:
     """An element type. `name` is Triton's (`fp32`, `int32`, ...); `short` is what the IR prints."""
 
     name: str
-    kind: str  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
-    bits: int
-    short: str
+    kind: str = ""  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
+    bits: int = 0
+    short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
+
+    def __post_init__(self):
+        """`DType("int8")`, as `tl.dtype("int8")` is written, is the known type of that name."""
+        if not self.kind:
+            known = SCALAR_DTYPES.get(self.name)
+            if known is None:
+                raise ValueError(f"unknown dtype {self.name!r}; known: {', '.join(SCALAR_DTYPES)}")
+            for field in ("kind", "bits", "short"):
+                object.__setattr__(self, field, getattr(known, field))
 
     def __str__(self) -> str:
         return self.name if self.kind != "ptr" else f"pointer<{self.pointee}>"

@@ -21,7 +21,7 @@ from ..language import semantic
 from ..language.debug import device_assert
 from ..language.semantic import SemanticError
 from ..specialize import ArgSpec
-from .calls import Calls, _describe
+from .calls import Calls, Method, _describe
 from .control import ControlFlow, _OnlyInOneBranch, _always_returns, _contains_return
 from .source import KernelFunction, ParsedFunction
 
@@ -244,9 +244,12 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
         try:
-            return tl._unwrap(getattr(base, node.attr))
+            value = tl._unwrap(getattr(base, node.attr))
         except AttributeError:
             raise self.error(node, f"{_describe(base)} has no attribute `{node.attr}`") from None
+        if isinstance(base, tl.tensor) and isinstance(value, KernelFunction):
+            return Method(value, base)  # x.softmax(): a @jit function, called with x first
+        return value
 
     def visit_Tuple(self, node: ast.Tuple):
         return tuple(self.visit(e) for e in node.elts)
@@ -312,12 +315,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
                     return result
                 result = self.visit(value_node)
                 continue
-            other = self.visit(value_node)
-            a = semantic.compare("ne", result.handle, semantic.Weak(0))
-            b = tl._operand(other)
-            b = semantic.compare("ne", b, semantic.Weak(0)) if not isinstance(b, semantic.Weak) \
-                else semantic.scalar_constant(bool(b.value))
-            result = tl.tensor(semantic.binary("and" if isinstance(node.op, ast.And) else "or", a, b))
+            other = tl._operand(self.visit(value_node))
+            result = tl.tensor(semantic.logical("and" if isinstance(node.op, ast.And) else "or", result.handle, other))
         return result
 
     def visit_Compare(self, node: ast.Compare):

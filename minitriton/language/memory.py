@@ -26,7 +26,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                                 None if other is None else _operand(other)))
 
 
-@builtin
+@builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
     """Write `value` where `pointer` points, only where `mask` is true."""
     mask = _unwrap(mask)
@@ -40,14 +40,14 @@ def _atomic(kind: str):
         return tensor(atomic_rule(kind, _value(pointer), _operand(val),
                                       None if mask is None else _operand(mask), _unwrap(sem), _unwrap(scope)))
     fn.__name__ = f"atomic_{kind}"
-    return builtin(fn)
+    return builtin(fn, method=True)
 
 
 atomic_add, atomic_max, atomic_min = _atomic("add"), _atomic("max"), _atomic("min")
 atomic_xchg, atomic_and, atomic_or, atomic_xor = (_atomic(k) for k in ("xchg", "and", "or", "xor"))
 
 
-@builtin
+@builtin(method=True)
 def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
     return tensor(atomic_cas_rule(_value(pointer), _operand(cmp), _operand(val), _unwrap(sem), _unwrap(scope)))
 
