@@ -1809,3 +1809,26 @@ def test_python_numbers_meet_tiles_by_triton_rules():
         scalar_rules_kernel[(1,)](x, h, out, CASE="too_big")
     with pytest.raises(triton.CompilationError, match="unsigned tensor .* negative scalar"):
         scalar_rules_kernel[(1,)](x, h, out, CASE="negative")
+
+
+@triton.jit
+def const_kernel(x_ptr: tl.const, y_ptr, n, BLOCK: tl.constexpr, WRITE_X: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x_ptrs = x_ptr + offs
+    tl.static_assert(x_ptrs.dtype.is_const() and not y_ptr.dtype.is_const())
+    tl.store(y_ptr + offs, tl.load(x_ptrs, mask=offs < n) + 1, mask=offs < n)
+    if WRITE_X == "store":
+        tl.store(x_ptrs, 0.0, mask=offs < n)
+    elif WRITE_X == "atomic":
+        tl.atomic_add(x_ptrs, 1.0, mask=offs < n)
+
+
+def test_a_const_pointer_is_read_and_never_written():
+    x = np.arange(100, dtype=np.float32)
+    y = np.full(100, np.nan, np.float32)
+    const_kernel[(4,)](x, y, 100, BLOCK=32, WRITE_X="")
+    np.testing.assert_array_equal(y, x + 1)
+    for how in ("store", "atomic"):
+        with pytest.raises(triton.CompilationError, match="Cannot store to a constant pointer"):
+            const_kernel[(4,)](x, y, 100, BLOCK=32, WRITE_X=how)
+    np.testing.assert_array_equal(x, np.arange(100, dtype=np.float32))

@@ -78,7 +78,10 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
             scope[param] = tl._unwrap(value)
             continue
         spec = specs[param]
-        value = ir.Value(ir.scalar(spec.dtype), name=param)
+        dtype = spec.dtype
+        if dtype.is_ptr() and tl.is_const(jit_fn.signature.parameters[param].annotation):
+            dtype = ir.pointer_type(dtype.pointee, const=True)  # x_ptr: tl.const, read-only
+        value = ir.Value(ir.scalar(dtype), name=param)
         args.append(value)
         arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
         scope[param] = 1 if spec.equals_one else tl.tensor(value)

@@ -62,6 +62,18 @@ class constexpr_type:
         return f"constexpr_type[{self.value!r}]"
 
 
+class const:
+    """An annotation for a pointer parameter whose data the kernel only reads (`x_ptr: tl.const`):
+    storing through it, or through any pointer made from it, is a compile error."""
+
+
+def is_const(annotation) -> bool:
+    """Whether a parameter's annotation is `tl.const` (the class, or its name as text)."""
+    if isinstance(annotation, str):
+        return annotation.strip("'\"").split(".")[-1] == "const"
+    return annotation is const
+
+
 def constexpr_value(x):
     """`x`, or the value it wraps if it is a constexpr (minitriton's, or Triton's)."""
     return x.value if type(x).__name__ == "constexpr" else x
