@@ -38,25 +38,41 @@ class AutotuneError(RuntimeError):
 
 # --8<-- [start:config]
 class Config:
-    """One point of the search: constexpr values for the kernel, and the launch options.
+    """One point of the search: constexpr values for the kernel, and the launch options
+    (`maxnreg`: at most this many registers per thread; `num_ctas` must be 1 to run).
 
     `pre_hook(named_args)` runs before every launch with this config (while timing it, too)."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, pre_hook=None):
+    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1,
+                 maxnreg: int | None = None, pre_hook=None, ir_override=None):
+        if ir_override is not None:
+            raise ValueError(f"Config(ir_override={ir_override!r}): minitriton compiles every config "
+                             f"from the kernel's source and cannot take IR from a file; leave it out")
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        self.ir_override = None
 
     def all_kwargs(self) -> dict[str, Any]:
-        """What a launch with this config passes to the kernel: the constexprs and the options."""
-        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        """What a launch with this config passes to the kernel: the constexprs and the options
+        (num_ctas and maxnreg only where they are not the default, so that a config's name, its
+        `str`, stays what it was for configs that do not set them)."""
+        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.num_ctas != 1:
+            options["num_ctas"] = self.num_ctas
+        if self.maxnreg is not None:
+            options["maxnreg"] = self.maxnreg
+        return {**self.kwargs, **options}
 
     def __str__(self) -> str:
         return ", ".join(f"{name}: {value}" for name, value in self.all_kwargs().items())
 
     def __repr__(self) -> str:
-        return f"Config({self.kwargs!r}, num_warps={self.num_warps}, num_stages={self.num_stages})"
+        options = "".join(f", {name}={value}" for name, value in self.all_kwargs().items() if name not in self.kwargs)
+        return f"Config({self.kwargs!r}{options})"
 # --8<-- [end:config]
 
 

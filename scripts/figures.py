@@ -311,7 +311,8 @@ def backend_ir(kernel, *args, **kwargs) -> BackendIR:
 
     expected = compiled(kernel, *args, **kwargs).asm["layout"]
     kwargs = dict(kwargs)
-    num_warps, num_stages = kernel.options(kwargs)
+    options = kernel.options(kwargs)
+    num_warps, num_stages = options.num_warps, options.num_stages
     bound = kernel.bind(args, kwargs)
     specs = {n: arg_spec(specialize(n, v)) for n, v in bound.items() if n not in kernel.constexpr_names}
     constexprs = {n: v for n, v in bound.items() if n in kernel.constexpr_names}

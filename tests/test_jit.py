@@ -165,8 +165,8 @@ def test_cache_is_per_function():
     first[(1,)](out)
     second[(1,)](out)
     assert out[0] == 2
-    assert [key[-1] for key in first.cache if key[-1] == "interpreter"] == ["interpreter"]
-    assert [key[-1] for key in second.cache if key[-1] == "interpreter"] == ["interpreter"]
+    assert [key[-1].target for key in first.cache if key[-1].target == "interpreter"] == ["interpreter"]
+    assert [key[-1].target for key in second.cache if key[-1].target == "interpreter"] == ["interpreter"]
 
 
 # ---------------------------------------------------------------------------------------- grids
@@ -474,7 +474,7 @@ def gpu_path(monkeypatch, request):
     for kernel in (scale_kernel, grid_kernel, optional_kernel):
         monkeypatch.delattr(kernel, "_binder", raising=False)  # made again, with this fast path
 
-    def kernel_for(self, bound, num_warps, num_stages, target):
+    def kernel_for(self, bound, options, target):
         compiled.append(dict(bound))
         runtime = [n for n, v in bound.items() if n not in self.constexpr_names and v is not None]
         kernel = CompiledKernel(self.__name__, {}, runtime)
