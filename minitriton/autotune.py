@@ -23,7 +23,7 @@ from typing import Any, Callable
 from . import cache, driver
 from .dtypes import dtype_of_array
 from .errors import LaunchError
-from .jit import JITFunction, interpreting
+from .jit import JITFunction, KernelInterface, interpreting
 from .testing import do_bench
 
 
@@ -100,7 +100,7 @@ def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
     return {**bound.arguments, **{k: v for k, v in kwargs.items() if k not in base.arg_names}}
 
 
-class Autotuner:
+class Autotuner(KernelInterface):
     """A kernel launched with the best of several configs, chosen once per tuning key."""
 
     def __init__(self, fn, configs: list[Config], key: list[str], prune_configs_by: dict | None = None,
@@ -137,9 +137,6 @@ class Autotuner:
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is an autotuned kernel: launch it as "
                           f"{self.__name__}[grid](...)")
-
-    def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.run, grid=grid)
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
@@ -401,7 +398,7 @@ def _device_array(array):
 
 
 # --8<-- [start:heuristics]
-class Heuristics:
+class Heuristics(KernelInterface):
     """A kernel whose named constexprs (or launch options) are computed from the other arguments."""
 
     def __init__(self, fn, values: dict[str, Callable[[dict], Any]]):
@@ -413,9 +410,6 @@ class Heuristics:
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a kernel: launch it as {self.__name__}[grid](...)")
-
-    def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.run, grid=grid)
 
     def run(self, *args, grid, **kwargs):
         return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))

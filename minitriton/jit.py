@@ -47,7 +47,15 @@ LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": Non
 # --8<-- [end:launch-options]
 
 
-class JITFunction(KernelFunction):
+class KernelInterface:
+    """What every launchable kernel is (Triton's name for it): `kernel[grid](*args)` is
+    `kernel.run(*args, grid=grid)`. JITFunction, and autotune's and heuristics' wrappers, are ones."""
+
+    def __getitem__(self, grid) -> Callable:
+        return functools.partial(self.run, grid=grid)
+
+
+class JITFunction(KernelFunction, KernelInterface):
     """A kernel (or a helper that kernels call): the Python function, parsed once, compiled per key."""
 
     def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False):
