@@ -125,7 +125,6 @@ def grid3(grid) -> tuple[int, int, int]:
     return grid + (1,) * (3 - len(grid))
 
 
-# --8<-- [start:compiled]
 @dataclass
 class CompiledKernel:
     """One specialization of a kernel, compiled: its stages' text and a way to launch it.
@@ -147,6 +146,7 @@ class CompiledKernel:
             self.metadata = KernelMetadata(**{"name": self.name, "runtime_args": tuple(self.runtime_args),
                                               **(self.metadata or {})})
 
+    # --8<-- [start:init-handles]
     def _init_handles(self) -> None:
         """Load the kernel onto the current GPU unless it is loaded (Triton's name for this)."""
         if self.launcher is None and self.loader is not None:
@@ -159,6 +159,7 @@ class CompiledKernel:
             self.launcher(grid, args)
         else:
             self.launcher(grid, args, stream)
+    # --8<-- [end:init-handles]
 
     def prepared(self, positions: list[int], args: list) -> Any:
         """The JIT's fast path for one key (a `launcher.Prepared`): `.launch(grid, *values)`, `values`
@@ -168,6 +169,7 @@ class CompiledKernel:
         prepare = getattr(self.launcher, "prepared", None)
         return prepare(positions, args) if prepare is not None else None
 
+    # --8<-- [start:subscript]
     def __getitem__(self, grid):
         """`compiled[grid](*args, stream=None)`, as Triton's: `args` are the runtime arguments, or
         every argument the kernel takes (constexprs included, and left out here)."""
@@ -183,7 +185,9 @@ class CompiledKernel:
         every = f" or all {len(self.arg_names)} ({', '.join(self.arg_names)})" if self.arg_names else ""
         raise LaunchError(f"compiled kernel {self.name} takes its {len(self.runtime_args)} runtime "
                           f"arguments ({', '.join(self.runtime_args)}){every}; got {len(args)}")
+    # --8<-- [end:subscript]
 
+    # --8<-- [start:handles]
     # Triton's names for what the driver reports once the kernel is loaded; before that (or
     # without a GPU) what ptxas reported, and 0 where nothing is known (the interpreter).
     @property
@@ -219,4 +223,4 @@ class CompiledKernel:
     def _loaded(self):
         """The driver's loaded kernel (`driver.Kernel`) behind the launcher, if there is one."""
         return getattr(self.launcher, "module", None)
-# --8<-- [end:compiled]
+    # --8<-- [end:handles]

@@ -237,6 +237,7 @@ def listings() -> dict[str, str]:
     out["hand_built.ttir"] = ir.print_function(hand_built.build_scale(8))
     out["hand_built.verify"] = f"VerificationError: {hand_built.break_scale()}"
     out["first_kernel.output"] = script_output("first_kernel")
+    out["host_api.output"] = script_output("host_api")
     return {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in out.items()}
 
 

@@ -107,6 +107,7 @@ class CUDABackend:
     # --8<-- [end:launcher]
 
 
+# --8<-- [start:check-device]
 def check_device(metadata: KernelMetadata) -> None:
     """Refuse, before the driver does, to load a kernel where it cannot run: no GPU, a GPU of
     another arch than the code's, or launch options this GPU does not have."""
@@ -120,3 +121,4 @@ def check_device(metadata: KernelMetadata) -> None:
     if metadata.launch_pdl and int(here[3:]) < 90:
         raise LaunchError(f"launch_pdl=True: programmatic dependent launch needs sm_90 or newer, and "
                           f"this GPU is {here}; leave launch_pdl out")
+# --8<-- [end:check-device]
