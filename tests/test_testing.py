@@ -18,6 +18,7 @@ TRITON = {
                            ("return_mode", "mean")],
     "assert_close": [("x", None), ("y", None), ("atol", None), ("rtol", None), ("err_msg", "")],
     "perf_report": [("benchmarks", None)],
+    "get_dram_gbps": [("device", None)],
     "Benchmark": [("x_names", None), ("x_vals", None), ("line_arg", None), ("line_vals", None),
                   ("line_names", None), ("plot_name", None), ("args", None), ("xlabel", ""), ("ylabel", ""),
                   ("x_log", False), ("y_log", False), ("styles", None)],
@@ -141,3 +142,13 @@ def test_diff_col_and_save_precision(tmp_path):
     header, rows = sweep.run(return_df=True, diff_col=True, save_path=tmp_path, save_precision=2)
     assert header == ["n", "one", "Diff"] and rows[1] == [2, 2 / 3, 2 / 3 - 2]
     assert list(csv.reader((tmp_path / "diff.csv").open()))[2] == ["2", "0.67", "-1.33"]
+
+
+def test_dram_bandwidth_from_the_memory_clock_and_bus(monkeypatch):
+    properties = types.SimpleNamespace(memory_clock_rate_khz=2_619_000, memory_bus_width=5120)
+    monkeypatch.setattr(driver, "is_available", lambda: True)
+    monkeypatch.setattr(driver, "device_properties", lambda device=None: properties)
+    assert testing.get_dram_gbps() == pytest.approx(3352.32)  # an H100 SXM's 3.35 TB/s
+    monkeypatch.setattr(driver, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="the CUDA driver sees no GPU here"):
+        testing.get_dram_gbps()
