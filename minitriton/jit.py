@@ -258,7 +258,6 @@ def _one_cta(num_ctas) -> None:
                       "(thread block clusters are not supported); leave num_ctas out or pass 1")
 
 
-# --8<-- [start:check-options]
 def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
                    launch_pdl=False) -> Options:
     """The launch options, checked, as the compiler takes them (the target is the JIT's to fill)."""
@@ -271,7 +270,6 @@ def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_c
     return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
                    maxnreg=None if maxnreg is None else int(maxnreg),
                    launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
-# --8<-- [end:check-options]
 
 
 def _whole(value) -> bool:
