@@ -27,14 +27,17 @@ from .specialize import MISSING, launch_key, plain_key, specialize
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
 _ENVIRON = getattr(os.environ, "_data", None)
-_INTERPRET = "MINITRITON_INTERPRET"
-_INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
+_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k
+              for k in ("MINITRITON_INTERPRET", "TRITON_INTERPRET"))
 _OFF = (None, "", "0", b"", b"0")
 
 
 def interpreting() -> bool:
-    """MINITRITON_INTERPRET=1 runs kernels in the numpy interpreter; read at every launch."""
-    return (_ENVIRON if _ENVIRON is not None else os.environ).get(_INTERPRET_KEY) not in _OFF
+    """MINITRITON_INTERPRET=1 (or Triton's TRITON_INTERPRET=1, when ours is not set) runs kernels in
+    the numpy interpreter; read at every launch."""
+    environ = _ENVIRON if _ENVIRON is not None else os.environ
+    ours = environ.get(_KEYS[0])
+    return (ours if ours is not None else environ.get(_KEYS[1])) not in _OFF
 
 
 # --8<-- [start:launch-options]
