@@ -27,8 +27,8 @@ from .specialize import MISSING, launch_key, plain_key, specialize
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
 _ENVIRON = getattr(os.environ, "_data", None)
-_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k
-              for k in ("MINITRITON_INTERPRET", "TRITON_INTERPRET"))
+_INTERPRET = ("MINITRITON_INTERPRET", "TRITON_INTERPRET")  # the C binder reads them too
+_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k for k in _INTERPRET)
 _OFF = (None, "", "0", b"", b"0")
 
 
@@ -109,7 +109,7 @@ class JITFunction(KernelFunction, KernelInterface):
         self._binder = launcher.compiled_launcher()[0].Binder(
             fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
             tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
-            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, _INTERPRET)
+            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *_INTERPRET)
         return self._binder
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
