@@ -283,6 +283,7 @@ def test_subscript_is_the_binders_subscript_in_c(module, monkeypatch):
     assert Kernel.__getitem__(kernel, (6,))(Tensor(0x1000), 17) == "kernel"
 
 
+@pytest.mark.no_gpu_diff  # its "driver" only records launches
 def test_a_jit_function_builds_its_c_binder_where_a_driver_is_found(module, monkeypatch):
     """The wiring between jit.py and launcher.c, without a GPU: with a (recording) driver found, a
     kernel's binder is the C one, and with the interpreter switched on it hands launches to Python."""
