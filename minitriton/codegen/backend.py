@@ -74,23 +74,6 @@ class CUDABackend:
     # --8<-- [end:stages]
 
 
-@contextlib.contextmanager
-def internal_errors(fn: ir.Function, arch: str):
-    """A failure inside the GPU stages is the compiler's bug, not the kernel's: it becomes a
-    CompilationError at the op being lowered (or the kernel's first line) that says so and how to
-    go on, with the compiler's own traceback kept as its cause."""
-    try:
-        yield
-    except (CompilationError, OutOfResources):
-        raise
-    except Exception as error:
-        loc = getattr(error, "minitriton_loc", None) or fn.loc
-        raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
-                               f"{type(error).__name__}: {error}",
-                               "the kernel may well be correct: this is a bug in minitriton. The "
-                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
-                               "num_warps or num_stages may avoid the failing path") from error
-
     # --8<-- [start:launcher]
     def launcher(self, name: str, asm: dict, metadata: KernelMetadata):
         """Load the module onto the current GPU; each launch converts the arguments and calls the
@@ -125,6 +108,24 @@ def internal_errors(fn: ir.Function, arch: str):
         run.module = module
         return run
     # --8<-- [end:launcher]
+
+
+@contextlib.contextmanager
+def internal_errors(fn: ir.Function, arch: str):
+    """A failure inside the GPU stages is the compiler's bug, not the kernel's: it becomes a
+    CompilationError at the op being lowered (or the kernel's first line) that says so and how to
+    go on, with the compiler's own traceback kept as its cause."""
+    try:
+        yield
+    except (CompilationError, OutOfResources):
+        raise
+    except Exception as error:
+        loc = getattr(error, "minitriton_loc", None) or fn.loc
+        raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
+                               f"{type(error).__name__}: {error}",
+                               "the kernel may well be correct: this is a bug in minitriton. The "
+                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
+                               "num_warps or num_stages may avoid the failing path") from error
 
 
 # --8<-- [start:check-device]
