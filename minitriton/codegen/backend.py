@@ -15,7 +15,7 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
-from . import llvm, ptx
+from . import llvm, ptx, toolkit
 
 
 class CUDABackend:
@@ -37,7 +37,8 @@ class CUDABackend:
         arch = self.arch()
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages], target=arch)
+                             options=[options.num_warps, options.num_stages], target=arch,
+                             toolkit=toolkit.versions())
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = dict(artifacts.metadata)
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta)
@@ -58,7 +59,8 @@ class CUDABackend:
         insert_barriers(fn)
         asm["layout"] = ir.print_function(fn)
         asm["llir"] = llvm.lower(fn, options.num_warps, arch)
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
+        libraries = tuple(sorted({op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}))
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, libraries)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
