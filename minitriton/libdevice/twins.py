@@ -77,6 +77,14 @@ def _ilogb(x):
     return np.where(np.isnan(x), np.iinfo(np.int32).min, value).astype(np.int32)
 
 
+def _remainder(x: float, y: float) -> float:
+    """IEEE's remainder: x - n y for the integer n nearest x / y; NaN for y = 0 or an infinite x."""
+    try:
+        return math.remainder(x, y)
+    except ValueError:
+        return math.nan
+
+
 def _fdim(x, y):
     return np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x > y, x - y, 0.0))
 
@@ -100,7 +108,7 @@ MATH: dict[str, Callable] = {
     "nearbyint": np.rint, "sinpi": lambda x: _pi_times(x, "sin"), "cospi": lambda x: _pi_times(x, "cos"),
     "logb": _logb, "ilogb": _ilogb,
     "atan2": np.arctan2, "hypot": _norm, "rhypot": lambda x, y: 1 / _norm(x, y), "copysign": np.copysign,
-    "fmod": np.fmod, "remainder": _vectorized(math.remainder), "fdim": _fdim,
+    "fmod": np.fmod, "remainder": _vectorized(_remainder), "fdim": _fdim,
     "norm3d": _norm, "rnorm3d": lambda *xs: 1 / _norm(*xs), "norm4d": _norm, "rnorm4d": lambda *xs: 1 / _norm(*xs),
     "pow": np.power, "ldexp": np.ldexp, "scalbn": np.ldexp,
     "erf": special.erf, "erfc": special.erfc, "erfcx": special.erfcx, "erfinv": special.erfinv,
