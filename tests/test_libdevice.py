@@ -8,7 +8,7 @@ the 120-bit reference, the exact ones (rounding modes, conversions, bits, intege
 the special functions to the accuracy their formulas reach (stated per function there).
 """
 import math
-import struct
+import re
 import sys
 import zlib
 from fractions import Fraction
@@ -233,3 +233,339 @@ def test_the_table_is_triton_s():
     assert [v.symbol for v in FUNCTIONS["jn"]] == ["__nv_jnf", "__nv_jn"]
     assert FUNCTIONS["float2uint_rz"][0].result == ir.int32  # unsigned results come back signed, as in Triton
     assert list(FUNCTIONS["norm4d"][0].args) == [ir.float32] * 4
+
+
+# -- codegen: every variant compiled, linked and assembled ------------------------------------------------
+
+SLOTS = (ir.int32, ir.uint32, ir.int64, ir.uint64, ir.float32, ir.float64, ir.float16, ir.bfloat16)
+# every variant once, and the 16-bit floats through the f32 version
+CALLS = tuple((name, tuple(SLOTS.index(a) for a in v.args), SLOTS.index(v.result))
+              for name, variants in FUNCTIONS.items() for v in variants) + (
+    ("sin", (6,), 6), ("tanh", (7,), 7), ("jn", (0, 6), 6), ("isnan", (7,), 0), ("pow", (6, 6), 6))
+
+
+@triton.jit
+def every_call(p0, p1, p2, p3, p4, p5, p6, CALLS: tl.constexpr):
+    offsets = tl.arange(0, 32)
+    pointers = (p0, p1, p2, p3, p4, p5, p6, p4)  # bf16 results are stored as fp32
+    tiles = (tl.load(p0 + offsets), tl.load(p1 + offsets), tl.load(p2 + offsets), tl.load(p3 + offsets),
+             tl.load(p4 + offsets), tl.load(p5 + offsets), tl.load(p6 + offsets),
+             tl.load(p4 + offsets).to(tl.bfloat16))
+    for i in tl.static_range(len(CALLS)):
+        name, slots, out = CALLS[i]
+        fn = getattr(libdevice, name)
+        if len(slots) == 1:
+            result = fn(tiles[slots[0]])
+        elif len(slots) == 2:
+            result = fn(tiles[slots[0]], tiles[slots[1]])
+        elif len(slots) == 3:
+            result = fn(tiles[slots[0]], tiles[slots[1]], tiles[slots[2]])
+        else:
+            result = fn(tiles[slots[0]], tiles[slots[1]], tiles[slots[2]], tiles[slots[3]])
+        tl.store(pointers[out] + i * 32 + offsets, result.to(pointers[out].dtype.element_ty))
+    tl.store(p0 + offsets, cuda.smid() + cuda.num_threads())
+    tl.store(p2 + offsets, cuda.globaltimer())
+
+
+def unused_functions(ptx: str) -> set[str]:
+    """The device functions a PTX module defines and never calls (libdevice keeps a few helpers,
+    such as fp64 trigonometry's slow argument reduction, out of line)."""
+    defined = set(re.findall(r"^(?:\.visible\s+|\.weak\s+)?\.func\s+(?:\([^)]*\)\s*)?(\w+)", ptx, re.M))
+    called = set(re.findall(r"\bcall(?:\.uni)?\s+(?:\([^)]*\),\s*)?(\w+)", ptx))
+    return defined - called
+
+
+def _arrays():
+    return [np.zeros(32 * len(CALLS), d.np) for d in SLOTS[:7]]
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_every_variant_compiles_links_and_assembles(arch):
+    """One kernel calls every symbol: LLVM links libdevice, inlines what is called, and ptxas (where
+    it is installed) assembles it. No call, and no libdevice function, is left in the PTX."""
+    if toolkit.libdevice_path() is None:
+        pytest.skip("no libdevice on this machine")
+    arrays = _arrays()
+    compiled = every_call.warmup(*arrays, CALLS=CALLS, grid=(1,), target=arch)
+    ptx = compiled.asm["ptx"]
+    assert all(f"@\"{v.symbol}\"" in compiled.asm["llir"] or f"@{v.symbol}(" in compiled.asm["llir"]
+               for variants in FUNCTIONS.values() for v in variants)
+    assert "__nv_" not in ptx and "__nvvm_reflect" not in ptx
+    assert unused_functions(ptx) == set()
+    assert "%smid" in ptx and "%globaltimer" in ptx
+    if toolkit.ptxas_path():
+        assert compiled.asm["cubin"]
+
+
+def test_unused_functions_finds_an_uncalled_helper():
+    ptx = ".func (.param .b32 r) helper(\n.param .b32 a)\n{\n}\n.visible .entry k()\n{\nret;\n}\n"
+    assert unused_functions(ptx) == {"helper"}
+    assert unused_functions(ptx + "call.uni (retval0), helper, (param0);\n") == set()
+
+
+@triton.jit
+def sine_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, libdevice.sin(tl.load(x_ptr + offsets)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_only_what_the_kernel_calls_is_linked(dtype):
+    """libdevice has about 500 functions; a kernel calling one keeps that one (inlined) and the
+    helpers it calls, nothing else."""
+    if toolkit.libdevice_path() is None:
+        pytest.skip("no libdevice on this machine")
+    x = np.zeros(64, dtype)
+    ptx = sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_80").asm["ptx"]
+    assert unused_functions(ptx) == set() and "__nv_" not in ptx
+    functions = re.findall(r"^\.func", ptx, re.M)
+    assert len(functions) == 0 if dtype == np.float32 else 1 <= len(functions) <= 2  # fp64's slow reduction
+    assert len(ptx) < 40_000, f"{len(ptx)} characters of PTX for one sine"
+
+
+def test_a_missing_libdevice_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(toolkit, "libdevice_path", lambda: None)
+    x = np.zeros(64, np.float32)
+    with pytest.raises(BackendError) as error:
+        sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_90a")
+    message = str(error.value)
+    assert error.value.stage == "libdevice"
+    assert "__nv_sinf" in message and "libdevice.10.bc was not found" in message and "nvidia-nvvm" in message
+
+
+def test_a_kernel_without_libdevice_does_not_need_it(monkeypatch):
+    monkeypatch.setattr(toolkit, "libdevice_path", lambda: None)
+
+    @triton.jit
+    def plain(x_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) + 1)
+    assert "ld.global" in plain.warmup(np.zeros(64, np.float32), BLOCK=64, grid=(1,), target="sm_80").asm["ptx"]
+
+
+def test_the_wheels_stand_in_for_a_toolkit(monkeypatch):
+    """Without a system CUDA, ptxas and libdevice come from the nvidia-cuda-nvcc and nvidia-nvvm wheels."""
+    libdevice_wheel = toolkit.from_wheels("nvvm/libdevice/libdevice.10.bc")
+    ptxas_wheel = toolkit.from_wheels("bin/ptxas")
+    if libdevice_wheel is None or ptxas_wheel is None:
+        pytest.skip("NVIDIA's wheels are not installed here")
+    monkeypatch.setattr(toolkit, "_cuda_roots", lambda: [])
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert toolkit.libdevice_path() == libdevice_wheel
+    assert toolkit.ptxas_path() == ptxas_wheel
+    assert "cuda_13.0" in toolkit.ptxas_version(ptxas_wheel)
+
+
+def test_the_cache_key_names_ptxas_and_libdevice(monkeypatch):
+    from minitriton import cache
+    parts = {}
+    real = cache.make_key
+
+    def make_key(**given):
+        parts.update(given)
+        return real(**given)
+    monkeypatch.setattr(cache, "make_key", make_key)
+
+    @triton.jit
+    def cosine(x_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offsets, libdevice.cos(tl.load(x_ptr + offsets)))
+    cosine.warmup(np.zeros(64, np.float32), BLOCK=64, grid=(1,), target="sm_80")
+    assert parts["toolkit"] == toolkit.versions()
+    assert set(parts["toolkit"]) == {"ptxas", "libdevice"}
+    if toolkit.ptxas_path():
+        assert "cuda_" in parts["toolkit"]["ptxas"]
+
+
+# -- the language: dispatch by dtype ------------------------------------------------------------------------
+
+@pytest.fixture
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+@triton.jit
+def unary(x_ptr, y_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, FN(tl.load(x_ptr + offsets)))
+
+
+@triton.jit
+def pow_kernel(x_ptr, y_ptr, EXPONENT: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, libdevice.pow(tl.load(x_ptr + offsets), EXPONENT))
+
+
+def symbols(kernel, *args, **kwargs) -> list[str]:
+    return re.findall(r"symbol = \"?(__\w+)", kernel.warmup(*args, grid=(1,), **kwargs).asm["ttir"]) or \
+        re.findall(r"(__nv_\w+)", kernel.warmup(*args, grid=(1,), **kwargs).asm["ttir"])
+
+
+def test_python_numbers_pick_the_version_as_in_triton(interpret):
+    x = np.linspace(0.5, 2, 64).astype(np.float32)
+    y = np.empty_like(x)
+    assert symbols(pow_kernel, x, y, EXPONENT=2, BLOCK=64) == ["__nv_powif"]  # an int is an int32
+    # (another BLOCK: the JIT's cache does not tell the constexprs 2 and 2.0 apart)
+    assert symbols(pow_kernel, x[:32], y[:32], EXPONENT=2.0, BLOCK=32) == ["__nv_powf"]
+    pow_kernel[(1,)](x, y, EXPONENT=3, BLOCK=64)
+    np.testing.assert_allclose(y, x.astype(np.float64) ** 3, rtol=1e-7)
+    x64 = x.astype(np.float64)
+    # a Python float next to fp64 takes fp64 (Triton would refuse (fp64, fp32))
+    assert symbols(pow_kernel, x64, x64.copy(), EXPONENT=0.5, BLOCK=64) == ["__nv_pow"]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bf16"])
+def test_16_bit_floats_use_the_f32_version(interpret, dtype):
+    """fp16 and bf16 are widened to fp32, the f32 function runs, the result is rounded back."""
+    @triton.jit
+    def sine_of_16_bit(x_ptr, y_ptr, BF16: tl.constexpr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offsets)
+        if BF16:
+            x = x.to(tl.bfloat16)
+        y = libdevice.sin(x)
+        tl.static_assert(y.dtype == x.dtype)
+        tl.store(y_ptr + offsets, y.to(tl.float32))
+    x = np.linspace(-4, 4, 64).astype(np.float32 if dtype == "bf16" else dtype)
+    y = np.empty(64, np.float32)
+    sine_of_16_bit[(1,)](x, y, BF16=dtype == "bf16", BLOCK=64)
+    from minitriton.dtypes import round_to_bf16
+    wide = x.astype(np.float32)
+    if dtype == "bf16":
+        wide = round_to_bf16(wide)
+        want = round_to_bf16(np.sin(wide.astype(np.float64)).astype(np.float32))
+    else:
+        want = np.sin(wide.astype(np.float64)).astype(np.float32).astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(y, want)
+    ttir = sine_of_16_bit.warmup(x, y, BF16=dtype == "bf16", BLOCK=64, grid=(1,)).asm["ttir"]
+    assert "__nv_sinf" in ttir
+
+
+def test_a_type_libdevice_does_not_take_is_a_clear_error(interpret):
+    x = np.zeros(64, np.int32)
+    with pytest.raises(triton.CompilationError) as error:
+        unary[(1,)](x, x, FN=libdevice.sin, BLOCK=64)
+    message = str(error.value)
+    assert "libdevice.sin has no version for arguments (int32)" in message
+    assert "input arg type does not match" in message and ".to(tl.float32)" in message
+
+
+def test_arguments_broadcast(interpret):
+    @triton.jit
+    def table(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        x, y = tl.load(x_ptr + offsets), tl.load(y_ptr + offsets)
+        tl.store(out_ptr + offsets[:, None] * BLOCK + offsets[None, :], libdevice.atan2(x[:, None], y[None, :]))
+    x, y = np.linspace(-1, 1, 16).astype(np.float32), np.linspace(-2, 3, 16).astype(np.float32)
+    out = np.empty(256, np.float32)
+    table[(1,)](x, y, out, BLOCK=16)
+    np.testing.assert_allclose(out.reshape(16, 16), np.arctan2(x[:, None], y[None, :]), rtol=2e-7)
+
+
+def test_triton_2_names_and_homes(interpret):
+    """`tl.math.tanh` (Triton 2.x's home for libdevice), `tl.extra.cuda.libdevice`, and
+    `tl.extern_elementwise` with Triton's table of versions all reach the same function."""
+    from minitriton.language.extra.cuda import libdevice as cuda_libdevice
+    assert tl.math.tanh is not libdevice.tanh or tl.math.tanh is tl.tanh  # 3.6's tl.math.tanh is tl's own
+    assert tl.math.erfinv is libdevice.erfinv and cuda_libdevice.j0 is libdevice.j0
+    assert tl.extra.libdevice.cyl_bessel_i0 is libdevice.cyl_bessel_i0
+
+    @triton.jit
+    def direct(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offsets)
+        y = tl.extern_elementwise("libdevice", "", [x], {(tl.float32,): ("__nv_expf", tl.float32),
+                                                         (tl.float64,): ("__nv_exp", tl.float64)}, is_pure=True)
+        z = tl.core.extern_elementwise("", "", [x, 2.0], {("fp32", "fp32"): ("__nv_powf", "fp32")}, True)
+        tl.store(y_ptr + offsets, y + z)
+    x = np.linspace(-1, 1, 32).astype(np.float32)
+    y = np.empty_like(x)
+    direct[(1,)](x, y, BLOCK=32)
+    np.testing.assert_allclose(y, np.exp(x.astype(np.float64)) + x.astype(np.float64) ** 2, rtol=3e-7)
+
+
+@pytest.mark.no_ptx  # its library does not exist: only the interpreter's error is wanted here
+def test_a_function_the_interpreter_does_not_know(interpret):
+    @triton.jit
+    def mine(x_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offsets)
+        tl.store(x_ptr + offsets, tl.extern_elementwise("mine", "/somewhere/mine.bc", [x],
+                                                        {(tl.float32,): ("my_function", tl.float32)}, True))
+    x = np.zeros(16, np.float32)
+    assert 'libpath = "/somewhere/mine.bc"' in mine.warmup(x, BLOCK=16, grid=(1,)).asm["ttir"] or \
+        "/somewhere/mine.bc" in mine.warmup(x, BLOCK=16, grid=(1,)).asm["ttir"]
+    with pytest.raises(triton.InterpreterError, match="cannot run my_function"):
+        mine[(1,)](x, BLOCK=16)
+    with pytest.raises(BackendError, match="mine.bc .tl.extern_elementwise's lib_path., which does not exist"):
+        mine.warmup(x, BLOCK=16, grid=(1,), target="sm_80")
+
+
+# -- tl.extra.cuda ---------------------------------------------------------------------------------------
+
+@triton.jit
+def registers(out_ptr, time_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, cuda.num_threads())
+    start = cuda.globaltimer()
+    tl.store(out_ptr + offsets, cuda.smid() + offsets * 0 + cuda.num_warps() * 1000)
+    end = cuda.globaltimer()
+    tl.store(time_ptr, start)
+    tl.store(time_ptr + 1, end)
+
+
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_special_registers_and_launch_constants(device, num_warps):
+    """smid is 0 in the interpreter (a multiprocessor number on the GPU); num_warps and num_threads
+    are the launch's, as constants; globaltimer does not go backwards."""
+    out = device.array(np.full(32 * num_warps, -1, np.int32))
+    times = device.array(np.zeros(2, np.int64))
+    registers[(1,)](out, times, BLOCK=32, num_warps=num_warps)
+    out, times = device.numpy(out), device.numpy(times)
+    smid = out - num_warps * 1000
+    assert np.all(smid == smid[0]) and (smid[0] == 0 if device.name == "interpreter" else 0 <= smid[0] < 1024)
+    assert 0 < times[0] <= times[1]
+
+
+def _fp8e4b15_value(code: int) -> float:
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 0xF, code & 0x7
+    if exponent == 0:
+        return sign * mantissa / 8 * 2.0 ** -14
+    return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 15)
+
+
+@triton.jit
+def fp8_round_trip(codes_ptr, decoded_ptr, encoded_ptr, from32_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    codes = tl.load(codes_ptr + offsets)
+    half = cuda.convert_custom_float8_sm80(codes, tl.float16)
+    tl.store(decoded_ptr + offsets, half.to(tl.float32))
+    tl.store(encoded_ptr + offsets, cuda.convert_custom_float8_sm70(half, tl.uint8))
+    tl.store(from32_ptr + offsets, cuda.convert_custom_float8_sm80(half.to(tl.float32) * 1.0001, tl.uint8))
+
+
+def test_convert_custom_float8(device):
+    """fp8e4b15 (bias 15, no inf or NaN) as uint8 bits: every code decodes to its value, and encodes
+    back to itself, except 0x7f and 0xff (1.875), which encoding clamps to 1.75 as Triton's PTX does."""
+    codes = np.arange(256, dtype=np.uint8)
+    decoded, encoded, from32 = np.zeros(256, np.float32), np.zeros(256, np.uint8), np.zeros(256, np.uint8)
+    arrays = [device.array(a) for a in (codes, decoded, encoded, from32)]
+    fp8_round_trip[(1,)](*arrays, BLOCK=256)
+    decoded, encoded, from32 = (device.numpy(a) for a in arrays[1:])
+    np.testing.assert_array_equal(decoded, [_fp8e4b15_value(c) for c in range(256)])
+    clamped = np.where((codes & 0x7F) == 0x7F, codes - 1, codes)
+    np.testing.assert_array_equal(encoded, clamped)
+    np.testing.assert_array_equal(from32, clamped)  # 1.0001 x rounds back down (toward zero, then half up)
+
+
+# -- the version Triton code reads -------------------------------------------------------------------------
+
+def test_version_checks_written_for_triton_find_3_6():
+    from importlib import metadata
+    from packaging.version import Version
+    assert triton.__version__ >= "3" and triton.__version__ >= "3.0.0" and not triton.__version__ >= "3.7"
+    assert Version(triton.__version__) >= Version("3.0") and Version(triton.__version__).release == (3, 6, 0)
+    assert tuple(int(p) for p in triton.__version__.split(".")[:2]) == (3, 6)
+    assert triton.__version__.split("+")[0] == "3.6.0"
+    assert triton.version.VERSION == metadata.version("minitriton")  # the package's own version
+    assert triton.version.VERSION in triton.__version__

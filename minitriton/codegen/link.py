@@ -14,6 +14,7 @@ interpreter keep them (Triton sets it to 1). Chapter: 08-llvm.
 from __future__ import annotations
 
 import functools
+import os
 
 import llvmlite.binding as llvm
 
@@ -48,6 +49,10 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> l
         paths.insert(0, libdevice)
     if not paths:
         return []
+    for path in libraries:
+        if not os.path.isfile(path):
+            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's lib_path), "
+                                  f"which does not exist")
     kernels = {f.name for f in module.functions if not f.is_declaration}
     own_globals = {g.name for g in module.global_variables}
     for path in paths:
