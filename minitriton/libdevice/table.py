@@ -26,6 +26,7 @@ class Variant:
     result: DType
 
 
+# --8<-- [start:table]
 FUNCTIONS: dict[str, tuple[Variant, ...]] = {}
 
 
@@ -52,6 +53,7 @@ _float_family("fma norm3d rnorm3d", arity=3)
 _float_family("norm4d rnorm4d", arity=4)
 _float_family("ilogb", result32=I32, result64=I32)
 _float_family("llrint llround", result32=I64, result64=I64)
+# --8<-- [end:table]
 
 # -- the exceptions ----------------------------------------------------------------------------------
 _add("abs", ((I32,), "__nv_abs", I32), ((I64,), "__nv_llabs", I64), ((F32,), "__nv_fabsf", F32),
