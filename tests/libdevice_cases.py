@@ -139,7 +139,7 @@ _case("log", _mpf(mp.log), (1e-3, 1e4))
 _case("log2", _mpf(lambda x: mp.log(x, 2)), (1e-3, 1e4))
 _case("log10", _mpf(mp.log10), (1e-3, 1e4))
 _case("log1p", _mpf(mp.log1p), (-1, 100))
-_case("sqrt", _mpf(mp.sqrt), (0, 1e4), gpu={"fp32": Tol(2), "fp64": Tol(1)})
+_case("sqrt", _mpf(mp.sqrt), (0, 1e4), gpu={"fp32": Tol(4), "fp64": Tol(1)})  # __nv_sqrtf may be sqrt.approx
 _case("rsqrt", _mpf(lambda x: 1 / mp.sqrt(x)), (1e-3, 1e4))
 _case("cbrt", _mpf(lambda x: mp.sign(x) * mp.cbrt(abs(x))), (-1e4, 1e4))
 _case("rcbrt", _mpf(lambda x: 1 / mp.cbrt(x)), (1e-3, 1e4))
@@ -169,7 +169,7 @@ _case("erfcinv", _mpf(_erfcinv), (1e-6, 2), edges=(1e-30, 1e-300, 1.0, 1.9999),
 _case("normcdf", _mpf(mp.ncdf), (-30, 10), interpreter={"fp64": Tol(1000)}, gpu={"fp64": Tol(1000)})
 _case("normcdfinv", _mpf(lambda p: -mp.sqrt(2) * mp.erfinv(1 - 2 * p)), (1e-6, 1), interpreter={"fp64": Tol(8)})
 _case("lgamma", _mpf(lambda x: mp.log(abs(mp.gamma(x)))), (-5.4, 30), interpreter={"fp64": Tol(20, 1e-14)},
-      gpu={"fp32": Tol(8, 1e-5), "fp64": Tol(8, 1e-13)})
+      gpu={"fp32": Tol(64, 1e-5), "fp64": Tol(64, 1e-12)})  # libdevice: larger error between -11 and -2.26
 _case("tgamma", _mpf(mp.gamma), (-5.4, 30), edges=(0.5, 1.0, 3.0, -0.5), interpreter={"fp64": Tol(20)},
       gpu={"fp32": Tol(8), "fp64": Tol(16)})
 _case("j0", _mpf(lambda x: mp.besselj(0, x)), (-60, 60), interpreter={"fp64": Tol(4, 2e-12)}, gpu=BESSEL_GPU)
