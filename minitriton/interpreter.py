@@ -491,6 +491,7 @@ RULES: dict[str, Callable] = {
     "convert_layout": lambda program, op, x: x,
     "barrier": lambda program, op: None,
     "special_register": lambda program, op: SPECIAL_REGISTERS[op.attrs["register"]](),
+    "griddepcontrol": lambda program, op: None,  # one grid at a time: nothing to wait for
 }
 # --8<-- [end:rules]
 

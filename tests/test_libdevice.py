@@ -264,8 +264,10 @@ def every_call(p0, p1, p2, p3, p4, p5, p6, CALLS: tl.constexpr):
         else:
             result = fn(tiles[slots[0]], tiles[slots[1]], tiles[slots[2]], tiles[slots[3]])
         tl.store(pointers[out] + i * 32 + offsets, result.to(pointers[out].dtype.element_ty))
+    cuda.gdc_wait()
     tl.store(p0 + offsets, cuda.smid() + cuda.num_threads())
     tl.store(p2 + offsets, cuda.globaltimer())
+    cuda.gdc_launch_dependents()
 
 
 def unused_functions(ptx: str) -> set[str]:
@@ -294,6 +296,8 @@ def test_every_variant_compiles_links_and_assembles(arch):
     assert "__nv_" not in ptx and "__nvvm_reflect" not in ptx
     assert unused_functions(ptx) == set()
     assert "%smid" in ptx and "%globaltimer" in ptx
+    hopper = arch == "sm_90a"  # griddepcontrol exists from sm_90 on; before it, nothing is emitted
+    assert ("griddepcontrol.wait" in ptx) == hopper and ("griddepcontrol.launch_dependents" in ptx) == hopper
     if toolkit.ptxas_path():
         assert compiled.asm["cubin"]
 
@@ -506,12 +510,14 @@ def test_a_function_the_interpreter_does_not_know(interpret):
 
 @triton.jit
 def registers(out_ptr, time_ptr, BLOCK: tl.constexpr):
+    cuda.gdc_wait()
     offsets = tl.arange(0, cuda.num_threads())
     start = cuda.globaltimer()
     tl.store(out_ptr + offsets, cuda.smid() + offsets * 0 + cuda.num_warps() * 1000)
     end = cuda.globaltimer()
     tl.store(time_ptr, start)
     tl.store(time_ptr + 1, end)
+    cuda.gdc_launch_dependents()
 
 
 @pytest.mark.parametrize("num_warps", [1, 4])

@@ -32,6 +32,8 @@ ATTRS = {
                     "a bitcode file to link that defines the symbol (libdevice needs none)"),
     "register": Attr("special_register", "frontend (tl.extra.cuda)", "all",
                      "which register: smid or globaltimer"),
+    "control": Attr("griddepcontrol", "frontend (tl.extra.cuda)", "codegen",
+                    "wait (for the grid this one depends on) or launch_dependents"),
     "axis": Attr("program_id, num_programs, expand_dims, reduce, scan", "frontend", "all",
                  "which dimension (of the grid, for program_id)"),
     "start": Attr("arange", "frontend", "all", "the first value"),

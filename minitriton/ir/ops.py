@@ -254,7 +254,7 @@ ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bi
                                             "extern_elementwise"}
 # A side effect, or a result that two identical calls may not share: never merged, never dropped.
 EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "special_register",
-           *REGION_OPS, *TERMINATORS}
+           "griddepcontrol", *REGION_OPS, *TERMINATORS}
 # Pure and a few instructions per element: computing one again where it is needed costs less than
 # moving it between threads (the layout pass) or waiting for it (the pipeliner clones them).
 CHEAP = (ELEMENTWISE - MATH - {"fma", "extern_elementwise"}) | {
@@ -286,6 +286,7 @@ OPS: dict[str, Callable] = {
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,
     "hint": _passthrough, "barrier": _no_results, "special_register": _special_register,
+    "griddepcontrol": _no_results,  # {control = wait | launch_dependents}: programmatic dependent launch
     # made by the layout pass: the same values, held by other threads
     "convert_layout": _passthrough,
 }

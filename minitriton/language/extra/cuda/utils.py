@@ -4,6 +4,8 @@
 - `globaltimer()`: the GPU's nanosecond clock (`%globaltimer`, int64); in the interpreter,
   `time.perf_counter_ns()`, read when the op runs: both only measure intervals;
 - `num_warps()`, `num_threads()`: the launch's warps and threads, as compile-time constants;
+- `gdc_wait()`, `gdc_launch_dependents()`: programmatic dependent launch's two instructions
+  (`griddepcontrol`, sm_90 and later; nothing before, and nothing in the interpreter);
 - `convert_custom_float8_sm80` / `_sm70`: Triton's fp8e4b15 conversions (exponent bias 15, no
   infinities or NaNs). minitriton has no fp8 dtype yet, so an fp8e4b15 value travels as its uint8
   bit pattern: uint8 -> fp16/fp32 decodes, fp16/fp32 -> uint8 encodes, as Triton's PTX does.
@@ -25,6 +27,19 @@ def smid(_builder=None, _semantic=None) -> core.tensor:
 @core.builtin
 def globaltimer(_builder=None, _semantic=None) -> core.tensor:
     return core.tensor(semantic.emit("special_register", [], register="globaltimer"))
+
+
+@core.builtin
+def gdc_wait(_builder=None, _semantic=None) -> None:
+    """Wait until the grid this one was launched after (programmatic dependent launch) is done and
+    its memory visible; a no-op without such a launch, and in the interpreter."""
+    semantic.builder().create("griddepcontrol", [], {"control": "wait"})
+
+
+@core.builtin
+def gdc_launch_dependents(_builder=None, _semantic=None) -> None:
+    """Let the grid launched after this one start; a hint, a no-op without such a launch."""
+    semantic.builder().create("griddepcontrol", [], {"control": "launch_dependents"})
 
 
 @core.builtin
