@@ -360,6 +360,13 @@ def test_the_wheels_stand_in_for_a_toolkit(monkeypatch):
     assert toolkit.ptxas_path() == ptxas_wheel
     assert "cuda_13.0" in toolkit.ptxas_version(ptxas_wheel)
 
+    @triton.jit
+    def tangent(x_ptr, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offsets, libdevice.tan(tl.load(x_ptr + offsets)))
+    compiled = tangent.warmup(np.zeros(64, np.float32), BLOCK=64, grid=(1,), target="sm_90a")
+    assert compiled.asm["cubin"][:4] == b"\x7fELF" and "__nv_" not in compiled.asm["ptx"]
+
 
 def test_the_cache_key_names_ptxas_and_libdevice(monkeypatch):
     from minitriton import cache
