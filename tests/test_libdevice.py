@@ -486,7 +486,7 @@ def test_triton_2_names_and_homes(interpret):
     def direct(x_ptr, y_ptr, BLOCK: tl.constexpr):
         offsets = tl.arange(0, BLOCK)
         x = tl.load(x_ptr + offsets)
-        y = tl.extern_elementwise("libdevice", "", [x], {(tl.float32,): ("__nv_expf", tl.float32),
+        y = tl.extern_elementwise("libdevice", "/any/libdevice.10.bc", [x], {(tl.float32,): ("__nv_expf", tl.float32),
                                                          (tl.float64,): ("__nv_exp", tl.float64)}, is_pure=True)
         z = tl.core.extern_elementwise("", "", [x, 2.0], {("fp32", "fp32"): ("__nv_powf", "fp32")}, True)
         tl.store(y_ptr + offsets, y + z)

@@ -66,7 +66,10 @@ def call(name: str, versions: Versions, args: list, libpath: str = "") -> Value:
     for v in values:
         shape = semantic.broadcast_shapes(shape, v.shape)
     values = [semantic.broadcast_to(v, shape) for v in values]
-    attrs = {"symbol": symbol, "dtype": result, **({"libpath": libpath} if libpath else {})}
+    # libdevice is linked wherever its functions are called, so a path to it (as Triton 2.x's
+    # kernels pass) is not kept: it would be linked twice
+    keep_path = libpath and not symbol.startswith("__nv_")
+    attrs = {"symbol": symbol, "dtype": result, **({"libpath": libpath} if keep_path else {})}
     return semantic.emit("extern_elementwise", values, **attrs)
 # --8<-- [end:call]
 
