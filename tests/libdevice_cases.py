@@ -211,8 +211,8 @@ _exact("trunc", lambda x: float(math.trunc(x)) if math.isfinite(x) else x, (-100
 _exact("rint nearbyint", lambda x: float(round(x)) if math.isfinite(x) else x, (-100, 100), edges=HALVES + SPECIALS)
 _exact("round", lambda x: float(math.copysign(math.floor(abs(Fraction(x)) + Fraction(1, 2)), x))
        if math.isfinite(x) else x, (-100, 100), edges=HALVES + SPECIALS)
-_exact("fmod", lambda x, y: float(Fraction(x) - math.trunc(Fraction(x) / Fraction(y)) * Fraction(y)), (-100, 100), (-10, 10))
-_exact("remainder", lambda x, y: float(Fraction(x) - round(Fraction(x) / Fraction(y)) * Fraction(y)), (-100, 100), (-10, 10))
+_exact("fmod", lambda x, y: Fraction(x) - math.trunc(Fraction(x) / Fraction(y)) * Fraction(y), (-100, 100), (-10, 10))
+_exact("remainder", lambda x, y: Fraction(x) - round(Fraction(x) / Fraction(y)) * Fraction(y), (-100, 100), (-10, 10))
 _exact("copysign", math.copysign, (-10, 10), (-10, 10))
 _exact("fdim", lambda x, y: Fraction(x) - Fraction(y) if x > y else 0.0, (-10, 10), (-10, 10))
 _exact("ldexp scalbn", lambda x, n: Fraction(x) * Fraction(2) ** n, (-10, 10), ("int", -100, 100))
@@ -266,7 +266,8 @@ _exact("longlong_as_double", _reinterpret("<q", "<d"), ("int", -2 ** 63, 2 ** 63
 _exact("double_as_longlong", _reinterpret("<d", "<q"), (-1e3, 1e3), edges=(0.0, -0.0, INF))
 _exact("double2loint", lambda x: _signed(struct.unpack("<Q", struct.pack("<d", x))[0], 32), (-1e3, 1e3))
 _exact("double2hiint", lambda x: _signed(struct.unpack("<Q", struct.pack("<d", x))[0] >> 32, 32), (-1e3, 1e3))
-_exact("hiloint2double", lambda hi, lo: struct.unpack("<d", struct.pack("<Q", ((hi & 0xFFFFFFFF) << 32) | (lo & 0xFFFFFFFF)))[0],
+_exact("hiloint2double",
+       lambda hi, lo: struct.unpack("<d", struct.pack("<Q", ((hi & 0xFFFFFFFF) << 32) | (lo & 0xFFFFFFFF)))[0],
        ("int", -2 ** 31, 2 ** 31 - 1), ("int", -2 ** 31, 2 ** 31 - 1))
 
 # integers: the reference knows its width from the variant (see `integer_reference`)
@@ -285,7 +286,8 @@ def integer_reference(name: str, bits: int, unsigned: bool) -> Callable:
         "ffs": lambda x: ((x & mask) & -(x & mask)).bit_length(),
         "brev": lambda x: wrap(int(format(x & mask, f"0{bits}b")[::-1], 2)),
         "mulhi": lambda x, y: wrap((x * y) >> bits),
-        "mul24": lambda x, y: wrap((_signed(x, 24) * _signed(y, 24)) if not unsigned else (x & 0xFFFFFF) * (y & 0xFFFFFF)),
+        "mul24": lambda x, y: wrap(_signed(x, 24) * _signed(y, 24) if not unsigned
+                                   else (x & 0xFFFFFF) * (y & 0xFFFFFF)),
         "hadd": lambda x, y: (x + y) >> 1,
         "rhadd": lambda x, y: (x + y + 1) >> 1,
         "sad": lambda x, y, z: wrap(abs(x - y) + z),
