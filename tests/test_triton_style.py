@@ -685,3 +685,54 @@ def test_dots_fed_by_dots_transposes_and_arithmetic(num_warps, num_stages):
         want_dk += ds_t @ q_t.T
     np.testing.assert_allclose(dv, want_dv, rtol=2e-2, atol=2e-2)
     np.testing.assert_allclose(dk, want_dk, rtol=2e-2, atol=2e-2)
+
+
+# ------------------------------------------------------------------ reductions over a whole tile
+
+@triton.jit
+def group_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, channels, hw, groups, eps,
+                      BLOCK_C: tl.constexpr, BLOCK_HW: tl.constexpr):
+    """One (sample, group) per program: the statistics of a whole 2-D tile (tl.sum with no axis),
+    then the normalized tile, scaled per channel."""
+    pid = tl.program_id(0)
+    group = pid % groups
+    per_group = channels // groups
+    c = tl.arange(0, BLOCK_C)
+    s = tl.arange(0, BLOCK_HW)
+    mask = (c[:, None] < per_group) & (s[None, :] < hw)
+    offs = pid * per_group * hw + c[:, None] * hw + s[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    count = per_group * hw
+    mean = tl.sum(x) / count
+    centered = tl.where(mask, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered) / count + eps)
+    channel = group * per_group + c
+    w = tl.load(w_ptr + channel, mask=c < per_group)
+    b = tl.load(b_ptr + channel, mask=c < per_group)
+    tl.store(y_ptr + offs, centered * rstd * w[:, None] + b[:, None], mask=mask)
+    tl.store(mean_ptr + pid, mean)
+    tl.store(rstd_ptr + pid, rstd)
+
+
+def test_group_norm_reduces_a_whole_tile_without_moving_it():
+    """tl.sum(x) of a 2-D tile reduces one axis and then the other, as Triton may reorder, and the
+    per-channel weights are broadcast after their conversion, not before: only the reductions'
+    partials and two 64-element conversions go through shared memory, so a 64 x 1024 fp32 tile
+    (256 KB) needs 2 KB of it, not 256 KB."""
+    rng = np.random.default_rng(28)
+    n, channels, groups, hw = 2, 12, 3, 50
+    x = rng.standard_normal((n, channels, hw)).astype(np.float32) * 2 + 1
+    w, b = rng.standard_normal(channels).astype(np.float32), rng.standard_normal(channels).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    mean, rstd = np.full(n * groups, np.nan, np.float32), np.full(n * groups, np.nan, np.float32)
+    group_norm_kernel[(n * groups,)](x, y, w, b, mean, rstd, channels, hw, groups, 1e-5, BLOCK_C=4, BLOCK_HW=64)
+    grouped = x.reshape(n, groups, -1).astype(np.float64)
+    want_mean, want_var = grouped.mean(-1), grouped.var(-1)
+    np.testing.assert_allclose(mean, want_mean.reshape(-1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, (1 / np.sqrt(want_var + 1e-5)).reshape(-1), rtol=1e-5)
+    normalized = ((grouped - want_mean[..., None]) / np.sqrt(want_var[..., None] + 1e-5)).reshape(x.shape)
+    np.testing.assert_allclose(y, normalized * w[None, :, None] + b[None, :, None], rtol=1e-4, atol=1e-4)
+    big = group_norm_kernel.warmup(np.zeros(64 * 1024, np.float32), np.zeros(64 * 1024, np.float32), w, b,
+                                   mean, rstd, 64, 1024, 1, 1e-5, BLOCK_C=64, BLOCK_HW=1024, num_warps=8,
+                                   grid=(1,), target="sm_90")
+    assert big.metadata["shared_bytes"] <= 2048, big.metadata["shared_bytes"]

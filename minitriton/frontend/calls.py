@@ -97,7 +97,8 @@ class Calls:
         """tl.reduce / tl.associative_scan: the combine function, inlined on scalars, becomes the
         region of a `reduce` or `scan` op with kind "combine". The input may be a tuple of tiles of
         one shape (values and their indices, Welford's mean and count...): the combine function then
-        takes the left elements and then the right ones, and returns one value for each tile."""
+        takes the left elements and then the right ones, and returns one value for each tile. A
+        reduction over every axis (axis=None) reduces them one after another, the last first."""
         bound = inspect.signature(fn).bind(*args, **kwargs)
         bound.apply_defaults()
         inputs, axis, combine = (tl._unwrap(bound.arguments[k]) for k in ("input", "axis", "combine_fn"))
@@ -112,11 +113,27 @@ class Calls:
             raise self.error(node, f"the tiles combined together must have one shape, got {shapes}",
                              "broadcast them to a common shape first")
         rank = len(values[0].shape)
-        if axis is None and fn is reduce:
-            values, axis = [semantic.reshape(v, (v.type.numel,)) for v in values], 0
-        elif axis is None:
-            raise self.error(node, "tl.associative_scan needs an axis")
-        axis = tl._const_int(axis, "the axis") % len(values[0].shape)
+        if fn is reduce:
+            keep_dims = bool(tl._unwrap(bound.arguments["keep_dims"]))
+            axes = reversed(range(rank)) if axis is None else [tl._const_int(axis, "the axis") % rank]
+            for d in axes:
+                shape = values[0].shape[:d] + values[0].shape[d + 1:]
+                op = self.builder.region_op("reduce", values, [ir.Type(shape, v.dtype) for v in values],
+                                            [self.combine_region(combine, values, node)],
+                                            {"axis": d, "kind": "combine"})
+                values = [semantic.expand_dims(r, d) if keep_dims else r for r in op.results]
+        else:
+            if axis is None:
+                raise self.error(node, "tl.associative_scan needs an axis")
+            op = self.builder.region_op("scan", values, [v.type for v in values],
+                                        [self.combine_region(combine, values, node)],
+                                        {"axis": tl._const_int(axis, "the axis") % rank, "kind": "combine",
+                                         "reverse": bool(tl._unwrap(bound.arguments["reverse"]))})
+            values = list(op.results)
+        return tuple(tl.tensor(v) for v in values) if several else tl.tensor(values[0])
+
+    def combine_region(self, combine: KernelFunction, values: list, node: ast.Call) -> ir.Block:
+        """The combine function inlined on scalars: the left partial's elements, then the right's."""
         region = ir.Block([ir.Value(ir.scalar(v.dtype)) for v in values * 2])
         saved, self.builder.block = self.builder.block, region
         try:
@@ -131,20 +148,7 @@ class Calls:
             self.builder.create("yield", results)
         finally:
             self.builder.block = saved
-        if fn is reduce:
-            shape = values[0].shape[:axis] + values[0].shape[axis + 1:]
-            op = self.builder.region_op("reduce", values, [ir.Type(shape, v.dtype) for v in values],
-                                        [region], {"axis": axis, "kind": "combine"})
-            outs = list(op.results)
-            if tl._unwrap(bound.arguments["keep_dims"]):
-                for _ in range(rank if bound.arguments["axis"] is None else 1):
-                    outs = [semantic.expand_dims(o, axis) for o in outs]
-        else:
-            op = self.builder.region_op("scan", values, [v.type for v in values], [region],
-                                        {"axis": axis, "kind": "combine",
-                                         "reverse": bool(tl._unwrap(bound.arguments["reverse"]))})
-            outs = list(op.results)
-        return tuple(tl.tensor(o) for o in outs) if several else tl.tensor(outs[0])
+        return region
     # --8<-- [end:combine]
 
     # --8<-- [start:inline]

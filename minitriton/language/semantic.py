@@ -384,11 +384,16 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
     """Reduce along `axis` (all axes when None), in the dtype of `x`."""
     if not x.type.is_tile:
         raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
-    if axis is None:
+    if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
         result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
         for _ in range(len(x.shape) if keep_dims else 0):
             result = emit("expand_dims", [result], axis=0) if result.type.is_tile else \
                 emit("splat", [result], shape=(1,))
+        return result
+    if axis is None:  # every axis, the last first: no element moves but for the reduction itself
+        result = x
+        for d in reversed(range(len(x.shape))):
+            result = reduce(result, d, kind, keep_dims)
         return result
     axis = _axis(axis, len(x.shape))
     result = emit("reduce", [x], axis=axis, kind=kind)

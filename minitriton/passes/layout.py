@@ -138,6 +138,8 @@ class LayoutAssignment:
         op = v.owner
         if op is None or op.name not in ir.CHEAP:
             return False
+        if op.name in ("expand_dims", "broadcast"):
+            return True  # convert the operand instead: it has fewer elements than the result
         budget = budget if budget is not None else [MAX_REMAT_OPS]
         budget[0] -= 1
         return budget[0] >= 0 and all(not o.type.is_tile or self.flexible(o, budget) for o in op.operands)
