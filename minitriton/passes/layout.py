@@ -24,7 +24,9 @@ from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLa
 # A value is flexible when the op that makes it is cheap (`ir.CHEAP`: splats, aranges, index
 # arithmetic) and so are those of its operands: it can be recomputed in any layout at the cost of
 # the ops themselves. Flexible chains longer than this are anchored instead (recomputing them
-# would cost more than a convert).
+# would cost more than a convert). An expand_dims or a broadcast is always flexible: where its
+# result must change layout, converting its operand, which has fewer elements, is never dearer
+# (a row of 64 weights broadcast over a 64 x 1024 tile moves 64 elements, not 65536).
 MAX_REMAT_OPS = 24
 # --8<-- [end:flexible-ops]
 
