@@ -736,3 +736,106 @@ def test_group_norm_reduces_a_whole_tile_without_moving_it():
                                    mean, rstd, 64, 1024, 1, 1e-5, BLOCK_C=64, BLOCK_HW=1024, num_warps=8,
                                    grid=(1,), target="sm_90")
     assert big.metadata["shared_bytes"] <= 2048, big.metadata["shared_bytes"]
+
+
+# ------------------------------------------------------------------ atomics: every op, every dtype
+
+@triton.jit
+def atomic_op_kernel(z_ptr, x_ptr, old_ptr, OP: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr,
+                     N: tl.constexpr):
+    """Each element of z is hit by four lanes of this program, from 4 * N values of x."""
+    offs = tl.arange(0, 4 * N)
+    x = tl.load(x_ptr + offs)
+    target = z_ptr + offs % N
+    if OP == "add":
+        old = tl.atomic_add(target, x, sem=SEM, scope=SCOPE)
+    elif OP == "max":
+        old = tl.atomic_max(target, x, sem=SEM, scope=SCOPE)
+    elif OP == "min":
+        old = tl.atomic_min(target, x, sem=SEM, scope=SCOPE)
+    elif OP == "and":
+        old = tl.atomic_and(target, x, sem=SEM, scope=SCOPE)
+    elif OP == "or":
+        old = tl.atomic_or(target, x, sem=SEM, scope=SCOPE)
+    elif OP == "xor":
+        old = tl.atomic_xor(target, x, sem=SEM, scope=SCOPE)
+    else:
+        old = tl.atomic_xchg(target, x, sem=SEM, scope=SCOPE)
+    tl.store(old_ptr + offs, old)
+
+
+ATOMIC_DTYPES = {  # the dtypes Triton 3.6 accepts for each atomic
+    "add": [np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64],
+    "max": [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64],
+    "min": [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64],
+    "and": [np.int32, np.uint32, np.int64, np.uint64],
+    "or": [np.int32, np.uint32, np.int64, np.uint64],
+    "xor": [np.int32, np.uint32, np.int64, np.uint64],
+    "xchg": [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64],
+}
+FOLD = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+        "xor": np.bitwise_xor}
+
+
+@pytest.mark.no_gpu_diff  # the old values depend on the order the lanes of one address land in
+@pytest.mark.parametrize("op, dtype", [(op, d) for op, dtypes in ATOMIC_DTYPES.items() for d in dtypes])
+def test_every_atomic_on_every_dtype_triton_allows(op, dtype):
+    rng = np.random.default_rng(29)
+    n = 16
+    if np.dtype(dtype).kind == "f":
+        x = rng.integers(-20, 20, 4 * n).astype(dtype)  # small integers: fp16 sums stay exact
+        z = rng.integers(-20, 20, n).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(max(info.min, -1000), 1000, 4 * n).astype(dtype)
+        z = rng.integers(max(info.min, -1000), 1000, n).astype(dtype)
+    start, old = z.copy(), np.zeros(4 * n, dtype)
+    atomic_op_kernel[(1,)](z, x, old, OP=op, SEM="acq_rel", SCOPE="gpu", N=n)
+    lanes, olds = x.reshape(4, n), old.reshape(4, n)
+    for i in range(n):  # the lanes of one address land one after another, in some order
+        if op == "xchg":  # each lane takes what the one before it left: a chain through all of them
+            assert sorted([start[i], *lanes[:, i]]) == sorted([*olds[:, i], z[i]])
+            continue
+        assert z[i] == FOLD[op].reduce([start[i], *lanes[:, i]])
+        for k in range(4):  # what lane k saw: the start folded with some of the other lanes
+            others = [lanes[j, i] for j in range(4) if j != k]
+            seen = {FOLD[op].reduce([start[i], *[v for b, v in enumerate(others) if mask >> b & 1]])
+                    for mask in range(8)}
+            assert olds[k, i] in seen, (i, k)
+
+
+@pytest.mark.parametrize("op, dtype, message", [
+    ("max", np.float16, "atomic_max does not support fp16"), ("and", np.float32, "atomic_and does not support fp32"),
+    ("add", np.int16, "atomic_add does not support int16"), ("xchg", np.uint8, "atomic_xchg does not support uint8")])
+def test_atomics_triton_refuses_are_clear_errors(op, dtype, message):
+    x = np.zeros(64, dtype)
+    with pytest.raises(triton.CompilationError, match=message):
+        atomic_op_kernel[(1,)](x, x, x, OP=op, SEM="acq_rel", SCOPE="gpu", N=16)
+
+
+@pytest.mark.parametrize("sem", ["relaxed", "acquire", "release", "acq_rel"])
+@pytest.mark.parametrize("scope", ["cta", "gpu", "sys"])
+def test_atomic_sem_and_scope_reach_the_ptx(sem, scope):
+    x = np.zeros(64, np.int32)
+    compiled = atomic_op_kernel.warmup(x, x, x, OP="add", SEM=sem, SCOPE=scope, N=16, grid=(1,), target="sm_90")
+    assert f"atom.{sem}.{scope}.global.add" in compiled.asm["ptx"]
+
+
+@triton.jit
+def bf16_atomic_add_kernel(z_bits_ptr, x_bits_ptr, old_bits_ptr, N: tl.constexpr):
+    offs = tl.arange(0, 4 * N)
+    z = z_bits_ptr.to(tl.pointer_type(tl.bfloat16))  # bf16 arrays travel as their 16-bit patterns
+    x = tl.load(x_bits_ptr.to(tl.pointer_type(tl.bfloat16)) + offs)
+    old = tl.atomic_add(z + offs % N, x)
+    tl.store(old_bits_ptr + offs, old.to(tl.uint16, bitcast=True))
+
+
+def test_bf16_atomic_add_also_before_hopper():
+    """sm_90 has atom.add.bf16; sm_80 gets a compare-and-swap loop (the conftest assembles both)."""
+    rng = np.random.default_rng(30)
+    n = 16
+    as_bits = lambda v: (np.asarray(v, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    x, z = rng.integers(-20, 20, 4 * n), rng.integers(-20, 20, n)
+    z_bits, old_bits = as_bits(z), np.zeros(4 * n, np.uint16)
+    bf16_atomic_add_kernel[(1,)](z_bits, as_bits(x), old_bits, N=n)
+    np.testing.assert_array_equal(z_bits, as_bits(z + x.reshape(4, n).sum(axis=0)))

@@ -198,7 +198,7 @@ def _griddepcontrol(lw: Lowering, op):
     """Programmatic dependent launch (Hopper and later): wait for the grid this one depends on, or let
     the next one start. Without such a launch both do nothing, so before sm_90, which lacks the
     instruction, nothing is emitted."""
-    if int(lw.arch[3:].rstrip("a")) >= 90:
+    if lw.capability >= 90:
         lw.asm(ll.VoidType(), f"griddepcontrol.{op.attrs['control']};", "", [])
 
 

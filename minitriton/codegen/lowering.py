@@ -58,6 +58,7 @@ class Lowering:
     # --8<-- [start:lowering]
     def __init__(self, fn: ir.Function, num_warps: int, arch: str, rules: dict[str, Rule]):
         self.fn, self.num_warps, self.arch, self.rules = fn, num_warps, arch, rules
+        self.capability = int(arch[3:].rstrip("a"))  # "sm_90a" -> 90: which instructions exist
         self.module = ll.Module(name=fn.name)
         self.module.triple = "nvptx64-nvidia-cuda"
         self.regs: dict[int, list] = {}

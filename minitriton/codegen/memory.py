@@ -170,6 +170,9 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
         if dtype.is_floating() and kind in ("max", "min"):
             out.append(_float_minmax_atomic(lw, op, kind, dtype, p, v, pred))
             continue
+        if dtype.is_bf16() and lw.capability < 90:  # no atom.add.bf16 before Hopper
+            out.append(_add_by_compare_and_swap(lw, op, p, v, pred))
+            continue
         operand = lw.b.bitcast(v, i16) if dtype == ir.float16 else v
         text = f"@$3 atom{_ordering(op)}.global.{_ATOM_OPS[kind]}.{_atom_type(kind, dtype)} $0, [$1], $2;"
         zero = ll.Constant(operand.type, 0.0 if isinstance(operand.type, (ll.FloatType, ll.DoubleType)) else 0)
@@ -201,6 +204,30 @@ def _float_minmax_atomic(lw: Lowering, op, kind: str, dtype: ir.DType, p, v, pre
         results.append(lw.asm(it, text, f"={letter},l,{letter},b,0",
                               [p, bits, lw.b.and_(pred, cond), ll.Constant(it, 0)]))
     return lw.b.bitcast(lw.b.select(nonneg, results[0], results[1]), ll_type(dtype))
+
+
+def _add_by_compare_and_swap(lw: Lowering, op, p, v, pred):
+    """A bf16 atomic add where PTX has none: read, add in f32, round, and `atom.cas.b16` the sum in
+    if the element still holds what was read; else try again with what it holds now."""
+    B = lw.b
+    before = B.block
+    start, loop, done = (B.append_basic_block(n) for n in ("cas.start", "cas.loop", "cas.done"))
+    B.cbranch(pred, start, done)
+    B.position_at_end(start)
+    first = lw.asm(i16, "ld.volatile.global.b16 $0, [$1];", "=h,l", [p])
+    B.branch(loop)
+    B.position_at_end(loop)
+    seen = B.phi(i16)
+    seen.add_incoming(first, start)
+    total = lw.from_f32(B.fadd(lw.to_f32(seen, ir.bfloat16), lw.to_f32(v, ir.bfloat16)), ir.bfloat16)
+    held = lw.asm(i16, f"atom{_ordering(op)}.global.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h", [p, seen, total])
+    seen.add_incoming(held, loop)
+    B.cbranch(B.icmp_unsigned("!=", held, seen), loop, done)
+    B.position_at_end(done)
+    old = B.phi(i16)
+    old.add_incoming(ll.Constant(i16, 0), before)
+    old.add_incoming(held, loop)
+    return old
 
 
 def _atomic_cas(lw: Lowering, op, ptrs, cmps, values):

@@ -123,9 +123,21 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     return len(shape) <= len(target) and all(a in (1, b) for a, b in zip(padded, target))
 
 
+def _atomic_dtype(kind: str, dtype: ir.DType) -> None:
+    """The element types Triton's atomics take: 32- and 64-bit integers for all; fp32 and fp64 for
+    add, max, min and xchg; fp16 and bf16 for add only."""
+    ok = dtype.is_int() and dtype.bits in (32, 64) or \
+        dtype.is_floating() and (dtype.bits >= 32 and kind in ("add", "max", "min", "xchg") or kind == "add")
+    if not ok:
+        raise SemanticError(f"atomic_{kind} does not support {dtype}",
+                            "atomics take 32- and 64-bit integers; floats only for add (fp16, bf16, fp32, "
+                            "fp64), max, min and xchg (fp32, fp64)")
+
+
 def atomic_rule(kind: str, ptr: Value, value, mask=None, sem: str | None = None, scope: str | None = None) -> Value:
     ptr = _writable(_pointer_operand(ptr, f"tl.atomic_{kind}"), f"tl.atomic_{kind}")
     pointee = ptr.dtype.pointee
+    _atomic_dtype(kind, pointee)
     value = _stored(value, pointee)
     shape = broadcast_shapes(ptr.shape, value.shape)
     if mask is not None:
@@ -149,6 +161,8 @@ def _ordering(sem: str | None, scope: str | None) -> dict:
 def atomic_cas_rule(ptr: Value, cmp, value, sem: str | None = None, scope: str | None = None) -> Value:
     ptr = _writable(_pointer_operand(ptr, "tl.atomic_cas"), "tl.atomic_cas")
     pointee = ptr.dtype.pointee
+    if pointee.bits not in (16, 32, 64):
+        raise SemanticError(f"atomic_cas only supports elements with width {{16, 32, 64}}, not {pointee}")
     cmp = _stored(cmp, pointee)
     value = _stored(value, pointee)
     shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
