@@ -23,12 +23,14 @@ from .specialize import arg_spec
 
 # --8<-- [start:compile]
 def compile(jit_fn: KernelFunction, specs: dict[str, tuple], constexprs: dict[str, Any],
-            options: Options) -> CompiledKernel:
+            options: Options, name: str | None = None) -> CompiledKernel:
     """Run the stages in order for one specialization of `jit_fn`. The tile IR is made only when
-    the backend asks for it: a kernel found in the disk cache skips every stage."""
+    the backend asks for it: a kernel found in the disk cache skips every stage. `name` (by
+    default the function's) is the compiled kernel's; one made from the specialization, as
+    `@jit(repr=...)` makes it, is as well keyed as the specialization itself."""
 
     def tile_ir() -> Function:
-        return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs,
+        return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs, name=name,
                                  num_warps=options.num_warps))
 
     kernel = backend_for(options.target).compile(jit_fn, tile_ir, specs, constexprs, options)

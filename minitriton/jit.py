@@ -12,8 +12,9 @@ hands everything else to the binder in Python. Chapter: 01-introduction (the lau
 from __future__ import annotations
 
 import functools
+import re
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from . import compiler, launcher
@@ -61,10 +62,11 @@ class KernelInterface:
 class JITFunction(KernelFunction, KernelInterface):
     """A kernel (or a helper that kernels call): the Python function, parsed once, compiled per key."""
 
-    def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False):
+    def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False, repr=None):
         super().__init__(fn)
         self.do_not_specialize = {self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
         self.cache: dict[tuple, Any] = {}  # specialization -> CompiledKernel
+        self.repr = repr  # Triton's: a compiled kernel's name from its Specialization
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a @jit function: launch it as {self.__name__}[grid](...) "
@@ -151,13 +153,37 @@ class JITFunction(KernelFunction, KernelInterface):
         key = (tuple(specs), tuple(constexprs), options)
         kernel = self.cache.get(key)
         if kernel is None:
+            name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
             try:
-                kernel = compiler.compile(self, dict(specs), dict(constexprs), options)
+                kernel = compiler.compile(self, dict(specs), dict(constexprs), options, name)
             except CompilationError as e:
                 # The message points at the kernel's own line; the compiler's frames would only hide it.
                 raise e.with_traceback(None)
             self.cache[key] = kernel
         return kernel
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """What `@jit(repr=...)` is given, as Triton gives it: each argument's type (`"i32"`, `"*fp16"`,
+    `"constexpr"`) and the constants (the constexprs, and the ints specialized to 1)."""
+
+    signature: dict
+    constants: dict
+
+    @classmethod
+    def of(cls, specs: list, constexprs: list) -> Specialization:
+        signature = {name: key[0] for name, key in specs}
+        constants = {name: 1 for name, key in specs if len(key) == 3 and key[2]}
+        for name, value in constexprs:
+            signature[name], constants[name] = "constexpr", value
+        return cls(signature, constants)
+
+
+def _kernel_name(text: str) -> str:
+    """A name PTX accepts: letters, digits and underscores, not starting with a digit."""
+    name = re.sub(r"\W", "_", str(text))
+    return name if name and not name[0].isdigit() else f"k_{name}"
 
 
 _FUNCTION = type(lambda: None)  # a binder in Python; the compiled one (launcher.c) makes binder[grid] itself
@@ -286,9 +312,10 @@ def _hashable(value):
 
 
 # --8<-- [start:jit]
-def jit(fn: Callable | None = None, *, do_not_specialize=(), debug=None, noinline=False, **_):
+def jit(fn: Callable | None = None, *, do_not_specialize=(), debug=None, noinline=False, repr=None, **_):
     """Mark a function as a kernel (launch it with fn[grid](...)) or a helper other kernels call."""
     if fn is None:
-        return functools.partial(jit, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
-    return JITFunction(fn, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+        return functools.partial(jit, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline,
+                                 repr=repr)
+    return JITFunction(fn, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline, repr=repr)
 # --8<-- [end:jit]

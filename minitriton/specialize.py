@@ -55,6 +55,10 @@ def array_address(x) -> int:
     return interface["data"][0]
 
 
+class ArgumentOverflow(LaunchError, OverflowError):
+    """An int argument that no 64-bit type holds (an OverflowError, as Triton raises)."""
+
+
 # --8<-- [start:specialize]
 def specialize(name: str, value, specialized: bool = True) -> tuple:
     """The facts about one runtime argument that the compiled code may depend on (the cache key).
@@ -68,10 +72,10 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
             kind = "i32"
         elif -2**63 <= value < 2**63:
             kind = "i64"
-        elif value < 2**64:
+        elif 0 <= value < 2**64:
             kind = "u64"
         else:
-            raise LaunchError(f"argument `{name}` = {value} does not fit in 64 bits")
+            raise ArgumentOverflow(f"argument `{name}` = {value} does not fit in 64 bits")
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)

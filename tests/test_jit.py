@@ -35,10 +35,10 @@ def compiles(monkeypatch):
     seen = []
     original = minitriton.compiler.compile
 
-    def counting(jit_fn, specs, constexprs, options):
+    def counting(jit_fn, specs, constexprs, options, name=None):
         if options.target == "interpreter":
             seen.append((jit_fn.__name__, dict(specs), dict(constexprs)))
-        return original(jit_fn, specs, constexprs, options)
+        return original(jit_fn, specs, constexprs, options, name)
 
     monkeypatch.setattr(minitriton.compiler, "compile", counting)
     return seen
@@ -617,3 +617,33 @@ def test_tritons_interpret_variable_is_honoured_unless_ours_says_otherwise(monke
     monkeypatch.setenv("TRITON_INTERPRET", "0")
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     assert jit_module.interpreting()
+
+
+@pytest.mark.parametrize("value, kind", [(-1, "i32"), (2**31 - 1, "i32"), (2**31, "i64"), (2**32, "i64"),
+                                         (-2**63, "i64"), (2**63, "u64"), (2**64 - 1, "u64")])
+def test_a_kernel_named_from_its_specialization(value, kind):
+    """`@jit(repr=...)`, Triton's: the callback gets each argument's type and the constants
+    (constexprs and ints equal to 1) and names the compiled kernel."""
+    def name(spec):
+        ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+        return f"kernel_{spec.signature['value']}_{ones}_{spec.signature['BLOCK']}"
+
+    @triton.jit(repr=name)
+    def kernel(value, is_one, x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), value, tl.float32))
+
+    x = np.zeros(4, np.float32)
+    compiled = kernel.warmup(value, 1, x, BLOCK=4, grid=(1,))
+    assert compiled.name == f"kernel_{kind}_is_one_constexpr"
+    compiled = kernel.warmup(value, 1, x, BLOCK=4, grid=(1,), target="sm_90")
+    assert f".entry kernel_{kind}_is_one_constexpr(" in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize("value", [2**64, -2**63 - 1])
+def test_an_int_no_64_bit_type_holds_is_an_overflow_error(value):
+    @triton.jit
+    def kernel(value, x_ptr):
+        tl.store(x_ptr, value)
+
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        kernel[(1,)](value, np.zeros(1, np.float32))
