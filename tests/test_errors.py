@@ -735,3 +735,23 @@ def test_out_of_bounds_access_names_the_line():
     assert info.value.loc.line == first + 3
     assert "x_ptr[20], past the end of its 20 elements" in str(info.value)
     assert "mask" in info.value.hint
+
+
+@triton.jit
+def odd_tile_kernel(x_ptr, SIZE: tl.constexpr):
+    zeros = tl.zeros((16, SIZE), tl.float32)  # <-
+    tl.store(x_ptr + tl.arange(0, 16), tl.sum(zeros, 1))
+
+
+@triton.jit
+def huge_tile_kernel(x_ptr):
+    offsets = tl.arange(0, 1024)
+    grid = offsets[:, None] * 2048 + tl.arange(0, 2048)[None, :]  # <-
+    tl.store(x_ptr + grid, 0.0)
+
+
+def test_tile_shapes_are_powers_of_two_and_not_too_large():
+    """Triton's limits, with its words: each dimension a power of 2, at most 2**20 elements."""
+    expect_error(odd_tile_kernel, X, SIZE=12, match=r"shape element 1 must be a power of 2", hint="next_power_of_2")
+    expect_error(huge_tile_kernel, X, match=r"numel \(2097152\) exceeds triton maximum tensor numel \(1048576\)",
+                 hint="smaller tiles")

@@ -21,7 +21,7 @@ uint8, uint16, uint32, uint64 = ir.uint8, ir.uint16, ir.uint32, ir.uint64
 float16, bfloat16, float32, float64 = ir.float16, ir.bfloat16, ir.float32, ir.float64
 pointer_type = ir.pointer_type
 pi32_t = pointer_type(int32)
-TRITON_MAX_TENSOR_NUMEL = 1 << 20  # the most elements a tile may have, as in Triton
+TRITON_MAX_TENSOR_NUMEL = semantic.MAX_NUMEL  # the most elements a tile may have, as in Triton
 
 
 class constexpr:

@@ -188,6 +188,7 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     shape = tuple(shape)
     if x.shape == shape:
         return x
+    tile_shape(shape)
     if not x.type.is_tile:
         return emit("splat", [x], shape=shape)
     padded = (1,) * (len(shape) - len(x.shape)) + x.shape
@@ -465,11 +466,30 @@ def num_programs(axis: int) -> Value:
     return emit("num_programs", [], axis=axis)
 
 
+MAX_NUMEL = 1 << 20  # the most elements a tile may have (Triton's TRITON_MAX_TENSOR_NUMEL)
+
+
+def tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A tile's shape, checked as Triton checks it: powers of two, at most MAX_NUMEL elements."""
+    numel = 1
+    for i, s in enumerate(shape):
+        if not isinstance(s, int) or s <= 0 or s & (s - 1):
+            raise SemanticError(f"tile shape {list(shape)}: shape element {i} must be a power of 2",
+                                "use constexpr powers of two for tile sizes (triton.next_power_of_2) "
+                                "and mask the tail")
+        numel *= s
+    if numel > MAX_NUMEL:
+        raise SemanticError(f"tile shape {list(shape)}: numel ({numel}) exceeds triton maximum tensor numel "
+                            f"({MAX_NUMEL})", "split the work into smaller tiles, in a loop or over programs")
+    return tuple(shape)
+
+
 def arange(start: int, end: int) -> Value:
     n = end - start
     if n <= 0 or n & (n - 1):
         raise SemanticError(f"tl.arange({start}, {end}) has {n} elements: its range must be a power of 2",
                             "round the block size up with triton.next_power_of_2 and mask the tail")
+    tile_shape((n,))
     result = emit("arange", [], start=0, end=n)
     if start:
         result = emit("add", [result, emit("splat", [constant(start, ir.int32)], shape=(n,))])
@@ -477,10 +497,7 @@ def arange(start: int, end: int) -> Value:
 
 
 def full(shape: tuple[int, ...], value, dtype: DType) -> Value:
-    for s in shape:
-        if not isinstance(s, int) or s <= 0 or s & (s - 1):
-            raise SemanticError(f"tile shape {list(shape)} must be powers of two",
-                                "use constexpr powers of two for tile sizes")
+    tile_shape(shape)
     if isinstance(value, Value):
         v = cast(value, dtype)
     else:
@@ -502,6 +519,8 @@ def reshape(x: Value, shape: tuple[int, ...]) -> Value:
     numel = 1
     for s in shape:
         numel *= s
+    if shape:
+        tile_shape(shape)
     if numel != x.type.numel:
         raise SemanticError(f"cannot reshape {list(x.shape)} ({x.type.numel} elements) to {list(shape)}")
     if not x.type.is_tile:
