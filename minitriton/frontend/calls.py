@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import types
 
 from .. import ir
 from ..language import core as tl
@@ -56,6 +57,8 @@ class Calls:
             return self.combine(fn, args, kwargs, node)
         if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs, node)
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, KernelFunction):  # x.sort()
+            return self.inline(fn.__func__, [fn.__self__, *args], kwargs, node)
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
             return fn(*args, **kwargs)

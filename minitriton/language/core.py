@@ -7,10 +7,11 @@ functions build IR, they do not compute. Chapter: 02-frontend.
 from __future__ import annotations
 
 import builtins
+import types
 from typing import Any
 
 from .. import ir
-from ..ir import DType
+from ..ir import DType, dtype_named
 from . import semantic
 from .semantic import SemanticError, Weak
 
@@ -71,6 +72,29 @@ def builtin(fn=None, *, method: bool = False):
     if method:
         setattr(tensor, fn.__name__, fn)
     return fn
+
+
+class _JitMethod:
+    """A language function written in the language (a @jit function) as a method of `tensor`:
+    read from a tensor, it is the function with that tensor bound as its first argument, which the
+    frontend inlines like any call (`x.sort()` is `tl.sort(x)`)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __get__(self, instance, owner=None):
+        return self.fn if instance is None else types.MethodType(self.fn, instance)
+
+
+def tensor_method(fn):
+    """Make the @jit function `fn` a method of `tensor`, as `builtin(method=True)` does a builtin."""
+    setattr(tensor, fn.__name__, _JitMethod(fn))
+    return fn
+
+
+def get_int_dtype(bitwidth: int, signed: bool) -> DType:
+    """The integer dtype of `bitwidth` bits (Triton's `tl.core.get_int_dtype`)."""
+    return dtype_named(f"{'int' if signed or bitwidth == 1 else 'uint'}{bitwidth}")
 
 
 def _operand(x):
@@ -376,6 +400,12 @@ def trans(input, *dims) -> tensor:
 
 @builtin(method=True)
 def permute(input, *dims) -> tensor:
+    """Like `trans`, but the permutation must be given (`trans` alone swaps a 2-D tile's axes)."""
+    dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list)) else dims
+    x = _value(input)
+    if len(dims) != len(x.shape):
+        raise SemanticError(f"permute dims must have the same length as input shape: {list(dims)} for a "
+                            f"tile of shape {list(x.shape)}", "give one entry per dimension: permute(x, 1, 0)")
     return trans(input, *dims)
 
 

@@ -24,8 +24,10 @@ from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLa
 # A value is flexible when the op that makes it is cheap (`ir.CHEAP`: splats, aranges, index
 # arithmetic) and so are those of its operands: it can be recomputed in any layout at the cost of
 # the ops themselves. Flexible chains longer than this are anchored instead (recomputing them
-# would cost more than a convert).
+# would cost more than a convert). Expanding and broadcasting only renumber registers: they cost
+# nothing and do not count (a sort's bit masks are a long chain of expand_dims).
 MAX_REMAT_OPS = 24
+RENUMBERING = {"expand_dims", "broadcast"}
 # --8<-- [end:flexible-ops]
 
 
@@ -139,7 +141,7 @@ class LayoutAssignment:
         if op is None or op.name not in ir.CHEAP:
             return False
         budget = budget if budget is not None else [MAX_REMAT_OPS]
-        budget[0] -= 1
+        budget[0] -= op.name not in RENUMBERING
         return budget[0] >= 0 and all(not o.type.is_tile or self.flexible(o, budget) for o in op.operands)
 
     def of(self, v: ir.Value) -> DistributedLayout | None:
