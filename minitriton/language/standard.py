@@ -8,6 +8,7 @@ from ..jit import jit
 from . import core as tl
 from .debug import static_assert
 from .reduction import max, min, xor_sum
+from .shapes import join
 
 
 @jit
@@ -127,3 +128,12 @@ def flip(x, dim=None):
         y = y ^ xor_sum(y, d + i, True)
     return tl.reshape(y, x.shape).to(x.dtype, bitcast=True)
 # --8<-- [end:flip]
+
+
+@jit
+def interleave(a, b):
+    """a and b interleaved along their last dimension: a[0], b[0], a[1], b[1], ..."""
+    c = join(a, b)
+    if len(c.shape) == 1:  # two scalars
+        return c
+    return tl.reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
