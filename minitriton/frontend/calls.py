@@ -13,12 +13,16 @@ import inspect
 import types
 
 from .. import ir
+from ..errors import CompilationError
 from ..language import core as tl
 from ..language import semantic
 from ..language.debug import device_print
 from ..language.elementwise import broadcast_all, map_elementwise
 from ..language.reduction import associative_scan, reduce
 from .source import KernelFunction
+
+
+LIBRARY = tl.__name__.rpartition(".")[0] + "."  # the language's own @jit functions (tl.sort, tl.rand...)
 
 
 def _describe(x) -> str:
@@ -197,6 +201,11 @@ class Calls:
                                  "pass a literal or another constexpr")
         scope = {k: tl._unwrap(v) for k, v in bound.arguments.items()}
         generator = type(self)(parsed, self.builder, scope, self.depth + 1)
-        generator.run_body(parsed.tree.body)
+        try:
+            generator.run_body(parsed.tree.body)
+        except CompilationError as e:
+            if not callee.__module__.startswith(LIBRARY):
+                raise
+            raise self.error(node, e.message, e.hint) from None  # tl.sort's mistake is its caller's
         return generator.scope.get("$ret")
     # --8<-- [end:inline]
