@@ -27,6 +27,10 @@ The semantics, which are Triton's:
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
+- `gather` refuses an index outside its axis (an `InterpreterError` naming the element; Triton
+  leaves it undefined); `histogram` does not count values outside [0, bins), as Triton's interpreter;
+  `map_elementwise` runs its region on `pack` elements of each operand at a time, in row-major
+  order; `inline_asm` cannot run here, as in Triton's interpreter.
 - `print` writes one line per element, like Triton's device_print:
   `pid (x, y, z) idx (i, j) <prefix><value>`, the prefix being `x: ` for `device_print("x", ...)`
   (floats as C's `%f`, `hex` shows the bit pattern).
