@@ -166,8 +166,10 @@ class Calls:
             result = self.inline(scalar_fn, [tl.tensor(a) for a in region.args], {}, node)
             single = not isinstance(result, (tuple, list))
             results = [tl._value(r) for r in ([result] if single else result)]
-            if any(r.type.is_tile for r in results):
-                raise self.error(node, "map_elementwise's scalar_fn must return scalars: it maps one element at a time")
+            if any(r.type.is_tile for op in ir.walk_block(region) for r in op.results) or \
+                    any(r.type.is_tile for r in results):
+                raise self.error(node, "map_elementwise's scalar_fn must return scalars: it maps one element "
+                                       "at a time, and makes no tiles")
             dtypes = tuple(r.dtype for r in results[::pack])
             if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes for k in range(pack)):
                 raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of one type for "
