@@ -32,7 +32,7 @@ class InterpreterBackend:
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         fn = tile_ir()
 
-        def launcher(grid, args):
+        def launcher(grid, args, stream=None):  # the host runs it: no stream to order it on
             memory, values, copy_back = Memory(), [], []
             for arg, value in zip(fn.args, args):
                 if arg.dtype.is_ptr():
@@ -45,8 +45,11 @@ class InterpreterBackend:
             for done in copy_back:
                 done()
 
-        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
-                              {"num_warps": options.num_warps, "backend": "interpreter"}, launcher)
+        # No registers, spills or shared memory: the host runs each program whole, in numpy.
+        metadata = {**options.recorded(), "backend": "interpreter", "signature": [a.dtype.name for a in fn.args],
+                    "registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0}
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args], metadata,
+                              launcher, arg_names=list(jit_fn.arg_names))
 # --8<-- [end:interpreter_backend]
 
 

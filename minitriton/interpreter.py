@@ -13,7 +13,10 @@ The semantics, which are Triton's:
   unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
-  bf16 are computed in float32 and rounded back. `minimum`/`maximum` propagate NaN, as numpy does.
+  bf16 are computed in float32 and rounded back. `minimum`/`maximum` are IEEE's minNum/maxNum (a NaN
+  operand gives the other one; both NaN give NaN) unless they say `propagate_nan`; so are the
+  `max`/`min` reductions and scans. `shr` of an unsigned type may come from a signed left operand:
+  the frontend then bitcasts around an arithmetic `shr`.
 - `cast`: float -> int truncates toward zero (saturating at the integer's range, NaN -> 0, as the
   GPU's `cvt.rzi` does); int -> float and float -> float round to nearest even; int -> int wraps or
   extends according to the *source's* signedness; anything -> int1 is `!= 0`; int1 -> int is 0/1;
@@ -267,6 +270,12 @@ def _elementwise(fn: Callable) -> Callable:
     return lambda program, op, *xs: _as(op.result.dtype, fn(*map(_widen, xs)))
 
 
+def _minmax(ignoring_nan: Callable, propagating_nan: Callable) -> Callable:
+    """IEEE's minNum/maxNum (a NaN loses) unless the op says `propagate_nan`."""
+    return lambda program, op, a, b: _as(op.result.dtype, (
+        propagating_nan if op.attrs.get("propagate_nan") else ignoring_nan)(_widen(a), _widen(b)))
+
+
 def _div(a, b):
     if a.dtype.kind in "iu":
         return (a - np.fmod(a, b)) // b  # an exact division, so floor is truncation: C's quotient
@@ -295,7 +304,21 @@ def _cast(program, op, x):
     source, target = op.operands[0].dtype, op.result.dtype
     if source.is_floating() and target.is_int() and not target.is_bool():
         return _float_to_int(x, target)
+    if op.attrs.get("rounding") == "rtz":
+        return _toward_zero(x, target)
     return _as(target, x)
+
+
+def _toward_zero(x, target: ir.DType):
+    """A float narrowed with rounding toward zero: to nearest, then one step back toward zero
+    wherever that went past `x` in magnitude (an overflow to infinity comes back to the largest
+    finite value)."""
+    wide = np.asarray(x, np.float64)
+    nearest = _as(target, x)
+    past = np.abs(np.asarray(nearest, np.float64)) > np.abs(wide)
+    bits = _bits(nearest, target)
+    back = _from_bits((bits - past.astype(bits.dtype)).astype(bits.dtype), target)  # magnitude - 1 ulp
+    return _as(target, np.where(past, back, nearest))
 
 
 def _addptr(program, op, pointer, offset):
@@ -303,13 +326,13 @@ def _addptr(program, op, pointer, offset):
 
 
 REDUCERS: dict[str, Callable] = {
-    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.maximum.reduce,
-    "min": np.minimum.reduce, "argmax": np.argmax, "argmin": np.argmin,
+    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.fmax.reduce,
+    "min": np.fmin.reduce, "argmax": np.argmax, "argmin": np.argmin,
     "xor": np.bitwise_xor.reduce, "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
 }
 SCANS: dict[str, Callable] = {
     "sum": np.add.accumulate, "prod": np.multiply.accumulate,
-    "max": np.maximum.accumulate, "min": np.minimum.accumulate,
+    "max": np.fmax.accumulate, "min": np.fmin.accumulate,
 }
 
 
@@ -497,7 +520,7 @@ RULES: dict[str, Callable] = {
     # elementwise arithmetic
     "add": _elementwise(np.add), "sub": _elementwise(np.subtract),
     "mul": _elementwise(np.multiply), "div": _elementwise(_div), "rem": _elementwise(np.fmod),
-    "minimum": _elementwise(np.minimum), "maximum": _elementwise(np.maximum),
+    "minimum": _minmax(np.fmin, np.minimum), "maximum": _minmax(np.fmax, np.maximum),
     "neg": _elementwise(np.negative), "abs": _elementwise(np.abs),
     "and": _elementwise(np.bitwise_and), "or": _elementwise(np.bitwise_or),
     "xor": _elementwise(np.bitwise_xor), "not": _elementwise(np.invert),

@@ -343,12 +343,19 @@ def test_float_binary_ops_match_numpy(op, dtype):
     rng = np.random.default_rng(1)
     a = rng.uniform(0.5, 4, 100).astype(dtype.np)
     b = rng.uniform(0.5, 4, 100).astype(dtype.np)
-    a[:2], b[3] = np.nan, np.nan  # minimum and maximum propagate NaN, as numpy does
+    a[:2], b[1], b[3] = np.nan, np.nan, np.nan  # element 1: both NaN
     expected = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-                "minimum": np.minimum, "maximum": np.maximum, "pow": np.power}[op](a, b)
+                "minimum": np.fmin, "maximum": np.fmax, "pow": np.power}[op](a, b)
     got = apply(op, [a, b], [dtype, dtype], dtype)
     np.testing.assert_allclose(got, expected, rtol=1e-3 if dtype.is_fp16() else 1e-6)
-    assert np.isnan(got[[0, 1, 3]]).all()
+    if op in ("minimum", "maximum"):  # IEEE's minNum/maxNum: a NaN loses to a number
+        assert np.isnan(got[1]) and not np.isnan(got[[0, 3]]).any()
+        propagating = apply(op, [a, b], [dtype, dtype], dtype, propagate_nan=True)
+        np.testing.assert_allclose(propagating, {"minimum": np.minimum, "maximum": np.maximum}[op](a, b),
+                                   rtol=1e-3 if dtype.is_fp16() else 1e-6)
+        assert np.isnan(propagating[[0, 1, 3]]).all()
+    else:
+        assert np.isnan(got[[0, 1, 3]]).all()
 
 
 @pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh",

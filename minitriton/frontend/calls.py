@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import types
+from dataclasses import dataclass
 
 from .. import ir
 from ..errors import CompilationError
@@ -23,6 +23,14 @@ from .source import KernelFunction
 
 
 LIBRARY = tl.__name__.rpartition(".")[0] + "."  # the language's own @jit functions (tl.sort, tl.rand...)
+
+
+@dataclass
+class Method:
+    """A @jit function reached through a tensor (`x.softmax()`): called with the tensor first."""
+
+    function: KernelFunction
+    tensor: tl.tensor
 
 
 def _describe(x) -> str:
@@ -58,14 +66,16 @@ class Calls:
                 kwargs.update(value)
             else:
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
+        if isinstance(fn, Method):
+            fn, args = fn.function, [fn.tensor, *args]
+        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):  # x.reduce(axis, combine)
+            fn, args = fn.__func__, [fn.__self__, *args]
         if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
         if fn is map_elementwise:
             return self.map_elementwise(args, kwargs, node)
         if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs, node)
-        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, KernelFunction):  # x.sort()
-            return self.inline(fn.__func__, [fn.__self__, *args], kwargs, node)
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
             return fn(*args, **kwargs)

@@ -21,7 +21,7 @@ from ..language import semantic
 from ..language.debug import device_assert
 from ..language.semantic import SemanticError
 from ..specialize import ArgSpec
-from .calls import Calls, _describe
+from .calls import Calls, Method, _describe
 from .control import ControlFlow, _OnlyInOneBranch, _always_returns, _contains_return
 from .source import KernelFunction, ParsedFunction
 
@@ -78,7 +78,10 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
             scope[param] = tl._unwrap(value)
             continue
         spec = specs[param]
-        value = ir.Value(ir.scalar(spec.dtype), name=param)
+        dtype = spec.dtype
+        if dtype.is_ptr() and tl.is_const(jit_fn.signature.parameters[param].annotation):
+            dtype = ir.pointer_type(dtype.pointee, const=True)  # x_ptr: tl.const, read-only
+        value = ir.Value(ir.scalar(dtype), name=param)
         args.append(value)
         arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
         scope[param] = 1 if spec.equals_one else tl.tensor(value)
@@ -244,9 +247,12 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
         try:
-            return tl._unwrap(getattr(base, node.attr))
+            value = tl._unwrap(getattr(base, node.attr))
         except AttributeError:
             raise self.error(node, f"{_describe(base)} has no attribute `{node.attr}`") from None
+        if isinstance(base, tl.tensor) and isinstance(value, KernelFunction):
+            return Method(value, base)  # x.softmax(): a @jit function, called with x first
+        return value
 
     def visit_Tuple(self, node: ast.Tuple):
         return tuple(self.visit(e) for e in node.elts)
@@ -312,12 +318,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
                     return result
                 result = self.visit(value_node)
                 continue
-            other = self.visit(value_node)
-            a = semantic.compare("ne", result.handle, semantic.Weak(0))
-            b = tl._operand(other)
-            b = semantic.compare("ne", b, semantic.Weak(0)) if not isinstance(b, semantic.Weak) \
-                else semantic.scalar_constant(bool(b.value))
-            result = tl.tensor(semantic.binary("and" if isinstance(node.op, ast.And) else "or", a, b))
+            other = tl._operand(self.visit(value_node))
+            result = tl.tensor(semantic.logical("and" if isinstance(node.op, ast.And) else "or", result.handle, other))
         return result
 
     def visit_Compare(self, node: ast.Compare):

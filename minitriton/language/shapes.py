@@ -10,14 +10,8 @@ and messages are Triton 3.6's; each builtin emits one op of tile IR. `tl.interle
 from __future__ import annotations
 
 from .. import ir
-from ..ir import Value
 from .core import _const, _const_int, _unwrap, _value, builtin, tensor
-from .semantic import SemanticError, broadcast_pair, broadcast_to, builder, emit, reduce, reshape, trans
-
-
-def _scalar_of(x: Value) -> Value:
-    """The one element of a tile of shape [1], as a scalar (what Triton's `_unsplat` does)."""
-    return reduce(x, 0, "max")
+from .semantic import SemanticError, broadcast_pair, broadcast_to, builder, emit, reshape, trans, unsplat
 
 
 # --8<-- [start:join]
@@ -44,7 +38,7 @@ def split(a) -> tuple[tensor, tensor]:
                             "join two tensors first, or reshape so that the last dimension is 2")
     if len(x.shape) == 1:
         left, right = builder().create("split", [reshape(x, (1, 2))]).results
-        return tensor(_scalar_of(left)), tensor(_scalar_of(right))
+        return tensor(unsplat(left)), tensor(unsplat(right))
     left, right = builder().create("split", [x]).results
     return tensor(left), tensor(right)
 # --8<-- [end:join]

@@ -17,10 +17,11 @@ def sigmoid(x):
 
 
 @jit
-def softmax(x, ieee_rounding=False):
-    shifted = x - x.max(0)
-    numerator = tl.exp(shifted)
-    return numerator / numerator.sum(0)
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    """exp(x) / sum(exp(x)) along `dim` (0 when None), the maximum subtracted first."""
+    axis: tl.constexpr = 0 if dim is None else dim
+    numerator = tl.exp(x - x.max(axis, keep_dims=keep_dims))
+    return tl.fdiv(numerator, numerator.sum(axis, keep_dims=keep_dims), ieee_rounding)
 
 
 @jit
@@ -99,7 +100,6 @@ def _sort(x, k: tl.constexpr, dim: tl.constexpr, descending: tl.constexpr):
     return tl.reshape(h, x.shape[:-1] + [2 ** log_k])
 
 
-@tl.tensor_method
 @jit
 def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):
     """`x` sorted along its last dimension (the only one Triton sorts). Ties and NaN go where
@@ -115,7 +115,6 @@ def topk(x, k: tl.constexpr, dim: tl.constexpr = None):
 
 
 # --8<-- [start:flip]
-@tl.tensor_method
 @jit
 def flip(x, dim=None):
     """`x` reversed along `dim` (the last by default): viewing that dimension as bits, reversing
@@ -137,3 +136,7 @@ def interleave(a, b):
     if len(c.shape) == 1:  # two scalars
         return c
     return tl.reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
+
+
+for _method in (sigmoid, softmax, sort, flip):  # x.sort(), x.softmax(): methods of tensors, as in Triton
+    setattr(tl.tensor, _method.__name__, _method)
