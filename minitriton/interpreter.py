@@ -406,16 +406,16 @@ def _histogram(program, op, x, mask=None):
 
 
 def _map_elementwise(program, op, *xs):
-    """The region on `pack` elements of each operand at a time (in row-major order; a last short
-    group is padded with zeros, whose results are dropped), as the GPU does per thread."""
+    """The region on `pack` elements of each operand at a time, in row-major order (the GPU takes
+    each thread's registers in order); a last short group is padded with its last element, as on
+    the GPU, and the padding's results are dropped."""
     pack, shape = op.attrs["pack"], op.results[0].shape
     count = int(np.prod(shape)) if shape else 1
     groups = -(-count // pack)
     flat = []
     for x in xs:
-        padded = np.zeros(groups * pack, np.asarray(x).dtype)
-        padded[:count] = np.broadcast_to(x, shape).reshape(-1)
-        flat.append(padded)
+        elements = np.broadcast_to(x, shape).reshape(-1)
+        flat.append(np.concatenate([elements, np.repeat(elements[-1:], groups * pack - count)]))
     outs = [np.zeros(groups * pack, r.dtype.np) for r in op.results]
     for g in range(groups):
         args = [x[g * pack + k] for x in flat for k in range(pack)]
