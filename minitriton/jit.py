@@ -27,14 +27,17 @@ from .specialize import MISSING, launch_key, plain_key, specialize
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
 _ENVIRON = getattr(os.environ, "_data", None)
-_INTERPRET = "MINITRITON_INTERPRET"
-_INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
+_INTERPRET = ("MINITRITON_INTERPRET", "TRITON_INTERPRET")  # the C binder reads them too
+_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k for k in _INTERPRET)
 _OFF = (None, "", "0", b"", b"0")
 
 
 def interpreting() -> bool:
-    """MINITRITON_INTERPRET=1 runs kernels in the numpy interpreter; read at every launch."""
-    return (_ENVIRON if _ENVIRON is not None else os.environ).get(_INTERPRET_KEY) not in _OFF
+    """MINITRITON_INTERPRET=1 (or Triton's TRITON_INTERPRET=1, when ours is not set) runs kernels in
+    the numpy interpreter; read at every launch."""
+    environ = _ENVIRON if _ENVIRON is not None else os.environ
+    ours = environ.get(_KEYS[0])
+    return (ours if ours is not None else environ.get(_KEYS[1])) not in _OFF
 
 
 # --8<-- [start:launch-options]
@@ -106,7 +109,7 @@ class JITFunction(KernelFunction, KernelInterface):
         self._binder = launcher.compiled_launcher()[0].Binder(
             fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
             tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
-            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, _INTERPRET)
+            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *_INTERPRET)
         return self._binder
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):

@@ -109,7 +109,10 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
         launch(kernel, *[swap(a) for a in args], grid=grid, **{k: swap(v) for k, v in kwargs.items()})
         driver.synchronize()
     finally:
-        os.environ["MINITRITON_INTERPRET"] = saved
+        if saved is None:
+            del os.environ["MINITRITON_INTERPRET"]
+        else:
+            os.environ["MINITRITON_INTERPRET"] = saved
     for a in arrays:
         buf, shift, _ = copies[id(a)]
         got = buf.numpy()[shift:].view(a.dtype)

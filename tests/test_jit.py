@@ -605,3 +605,15 @@ def test_the_binder_takes_the_fast_path_asked_for(gpu_path, request):
     assert type(scale_kernel[(1,)]).__name__ == ("Bound" if compiled else "partial")
     if compiled:
         assert type(triton.JITFunction.__dict__["__getitem__"]).__name__ == "Subscript"
+
+
+def test_tritons_interpret_variable_is_honoured_unless_ours_says_otherwise(monkeypatch):
+    jit_module = importlib.import_module("minitriton.jit")  # the module (`minitriton.jit` is the decorator)
+    monkeypatch.delenv("MINITRITON_INTERPRET", raising=False)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert jit_module.interpreting()
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    assert not jit_module.interpreting()
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    assert jit_module.interpreting()

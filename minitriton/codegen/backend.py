@@ -9,10 +9,11 @@ Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from .. import cache, driver, ir, launcher
-from ..errors import LaunchError
+from ..errors import CompilationError, LaunchError, OutOfResources
 from ..kernel import CompiledKernel, KernelMetadata
 from ..passes.barriers import insert_barriers
 from ..passes.coalesce import coalesce
@@ -55,13 +56,14 @@ class CUDABackend:
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
                     "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
-        vectors = coalesce(fn, options.num_warps)
-        assign_layouts(fn, options.num_warps, vectors, arch)
-        pipeline(fn, options.num_stages)
-        assign_shared(fn)
-        insert_barriers(fn)
-        asm["layout"] = ir.print_function(fn)
-        asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
+        with internal_errors(fn, arch):
+            vectors = coalesce(fn, options.num_warps)
+            assign_layouts(fn, options.num_warps, vectors, arch)
+            pipeline(fn, options.num_stages)
+            assign_shared(fn)
+            insert_barriers(fn)
+            asm["layout"] = ir.print_function(fn)
+            asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
         asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
@@ -70,6 +72,7 @@ class CUDABackend:
                             spill_loads=usage.spill_loads, stack_frame=usage.stack_frame)
         return cache.Artifacts(asm, metadata)
     # --8<-- [end:stages]
+
 
     # --8<-- [start:launcher]
     def launcher(self, name: str, asm: dict, metadata: KernelMetadata):
@@ -105,6 +108,24 @@ class CUDABackend:
         run.module = module
         return run
     # --8<-- [end:launcher]
+
+
+@contextlib.contextmanager
+def internal_errors(fn: ir.Function, arch: str):
+    """A failure inside the GPU stages is the compiler's bug, not the kernel's: it becomes a
+    CompilationError at the op being lowered (or the kernel's first line) that says so and how to
+    go on, with the compiler's own traceback kept as its cause."""
+    try:
+        yield
+    except (CompilationError, OutOfResources):
+        raise
+    except Exception as error:
+        loc = getattr(error, "minitriton_loc", None) or fn.loc
+        raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
+                               f"{type(error).__name__}: {error}",
+                               "the kernel may well be correct: this is a bug in minitriton. The "
+                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
+                               "num_warps or num_stages may avoid the failing path") from error
 
 
 # --8<-- [start:check-device]
