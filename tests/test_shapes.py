@@ -7,6 +7,8 @@ MINITRITON_GPU_DIFF=1 runs each launch there too and holds it to the interpreter
 come from fixed seeds, lengths are not multiples of the blocks (masked loads), several programs
 run, outputs start poisoned, and num_warps varies so that the networks cross lanes and warps.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -97,6 +99,19 @@ def test_sort_with_ties(dtype):
     np.testing.assert_array_equal(run_sort(x, 4, 64, True, 4), np.sort(x, axis=1)[:, ::-1])
 
 
+@pytest.mark.parametrize("rows, cols, num_warps", [(64, 64, 4), (1, 1024, 4), (8, 128, 8)])
+def test_sort_network_stays_in_its_layout(rows, cols, num_warps):
+    """The network's bit masks are expand_dims chains of an arange, recomputed in the tile's own
+    layout (they cost nothing in the layout pass's budget): no conversion inside the network,
+    however many dimensions the hypercube has."""
+    x = np.zeros((rows, cols), np.float32)
+    listing = sort_rows_kernel.warmup(x, x, rows, cols, 0.0, ROWS=rows, COLS=cols, DESCENDING=False,
+                                      num_warps=num_warps, grid=(1,), target="sm_80").asm["layout"]
+    converts = [line for line in listing.splitlines() if "convert_layout" in line]
+    ranks = [len(re.search(r": tile<([^ >]*)>", line).group(1).split("x")) - 1 for line in converts]
+    assert all(rank <= 2 for rank in ranks), converts  # the hypercube's tiles have up to 12 dimensions
+
+
 @triton.jit
 def sort_bf16_kernel(bits_ptr, out_ptr, N: tl.constexpr):
     """bf16 lives in memory as its 16 bits: load them, sort the values they hold, store the bits."""
@@ -183,6 +198,19 @@ def test_topk_is_the_k_largest_largest_first(dtype, n_cols, cols, k, num_warps):
     out = poisoned((6, k), np.float32)  # Triton's topk of fp16 (k < n) comes out fp32: tl.max widens
     topk_kernel[(3,)](x, out, n_cols, ROWS=2, COLS=cols, K=k, num_warps=num_warps)
     np.testing.assert_array_equal(out, np.sort(x, axis=1)[:, ::-1][:, :k].astype(np.float32))
+
+
+@triton.jit
+def topk_k_kernel(x_ptr, out_ptr, K: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(out_ptr + tl.arange(0, 16), tl.topk(x, K))
+
+
+@pytest.mark.parametrize("k", [3, 32])
+def test_topk_k_is_a_power_of_two_within_the_row(k):
+    x = np.zeros(16, np.float32)
+    with pytest.raises(CompilationError, match="topk's k must be a power of two, at most the size of the last"):
+        topk_k_kernel[(1,)](x, x, K=k)
 
 
 @triton.jit
@@ -594,6 +622,20 @@ def test_histogram(dtype, n, block, bins, masked, num_warps):
     out = poisoned(grid * bins, np.int32)
     histogram_kernel[(grid,)](x, out, n, BLOCK=block, BINS=bins, MASKED=masked, num_warps=num_warps)
     np.testing.assert_array_equal(out, histogram_reference(x, n, block, bins, masked))
+
+
+@triton.jit
+def histogram_of_booleans_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, 2), tl.histogram(x > 0, 2))
+
+
+def test_histogram_of_booleans():
+    """A comparison's result is an integer tile too: False in bin 0, True in bin 1."""
+    x = np.random.default_rng(4).standard_normal(256).astype(np.float32)
+    out = poisoned(2, np.int32)
+    histogram_of_booleans_kernel[(1,)](x, out, N=256)
+    np.testing.assert_array_equal(out, [np.sum(x <= 0), np.sum(x > 0)])
 
 
 @triton.jit

@@ -58,10 +58,11 @@ def _histogram(lw: Lowering, op, values, mask=None):
     lw.barrier()
     owner = lw.owner_predicate(x.layout, x.shape)
     wide = i64 if x.dtype.bits == 64 else i32
+    signed = x.dtype.kind == "int" and not x.dtype.is_bool()
     for r in lw.unique_registers(x.layout, x.shape):
         value = values[r]
         if value.type != wide:
-            value = B.sext(value, wide) if x.dtype.kind == "int" else B.zext(value, wide)
+            value = B.sext(value, wide) if signed else B.zext(value, wide)
         counted = B.and_(owner, B.icmp_unsigned("<", value, ll.Constant(wide, bins)))  # negatives are huge
         if mask is not None:
             counted = B.and_(counted, mask[r])

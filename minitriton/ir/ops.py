@@ -206,7 +206,7 @@ def _histogram(name, operands, attrs):
     """How many elements (where the mask is true) fall in each of `bins` bins of width 1 from 0."""
     x, *mask = operands
     bins = attrs["bins"]
-    _check(len(x.shape) == 1 and x.dtype.is_int() and not x.dtype.is_bool(), name, "needs a 1-D integer tile")
+    _check(len(x.shape) == 1 and x.dtype.is_int(), name, "needs a 1-D integer tile")
     _check(bins > 0 and bins & (bins - 1) == 0, name, f"bins must be a power of two, got {bins}")
     if mask:
         _same_shape(name, x, mask[0])

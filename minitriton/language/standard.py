@@ -85,6 +85,8 @@ def _sort(x, k: tl.constexpr, dim: tl.constexpr, descending: tl.constexpr):
     until k elements are left."""
     last: tl.constexpr = len(x.shape) - 1
     static_assert((last if dim is None else dim) == last, "only minor dimension is currently supported")
+    static_assert(k is None or 0 < k <= x.shape[last] and k & (k - 1) == 0,
+                  "topk's k must be a power of two, at most the size of the last dimension")
     log_n: tl.constexpr = _log2(x.shape[last])
     log_k: tl.constexpr = log_n if k is None else _log2(k)
     n_bits: tl.constexpr = _log2(x.numel)
