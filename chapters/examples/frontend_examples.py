@@ -6,6 +6,7 @@ so the listings in the chapter are the compiler's own output.
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.examples.tutorials import leaky_relu
+from minitriton.language.extra import libdevice
 
 
 # --8<-- [start:double]
@@ -88,3 +89,13 @@ def selu(x_ptr, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
     tl.store(x_ptr + offsets, tl.map_elementwise(selu_scalar, tl.load(x_ptr + offsets), 1.5))
 # --8<-- [end:selu]
+
+
+# --8<-- [start:bessel]
+@triton.jit
+def bessel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(y_ptr + offsets, libdevice.j0(x) + libdevice.pow(x, 2), mask=mask)
+# --8<-- [end:bessel]

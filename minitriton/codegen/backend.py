@@ -20,7 +20,7 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
-from . import llvm, ptx
+from . import llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
           "interpreter, or warmup(..., target='sm_90') to compile without running")
@@ -43,7 +43,8 @@ class CUDABackend:
         arch = self.arch()
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch)
+                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
+                             toolkit=toolkit.versions())
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = {**artifacts.metadata, **options.recorded()}
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,
@@ -64,7 +65,8 @@ class CUDABackend:
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)
             asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
+        libraries = tuple(sorted({op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}))
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, libraries)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
@@ -79,9 +81,14 @@ class CUDABackend:
         """Load the module onto the current GPU; each launch converts the arguments and calls the
         prepared launch (through cuLaunchKernelEx where the options ask for launch attributes)."""
         check_device(metadata)
-        image = asm.get("cubin") or asm["ptx"]
         shared = metadata.shared_bytes
-        module = driver.load_module(image, name, shared)
+        try:
+            module = driver.load_module(asm.get("cubin") or asm["ptx"], name, shared)
+        except driver.CudaError:
+            if "cubin" not in asm:
+                raise
+            # a cubin from a ptxas newer than this driver: the driver assembles the PTX itself
+            module = driver.load_module(asm["ptx"], name, shared)
         signature = [ir.dtype_named(dtype) for dtype in metadata.signature]
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
         block = 32 * metadata.num_warps

@@ -63,11 +63,12 @@ _UNSUPPORTED_HINTS = {
 
 # --8<-- [start:generate]
 def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict[str, Any],
-             name: str | None = None) -> ir.Function:
+             name: str | None = None, num_warps: int = 4) -> ir.Function:
     """Compile one specialization of a @jit kernel to tile IR.
 
     `specs` describes each runtime argument; `constexprs` gives the value of every other parameter
-    (a parameter in neither takes its default value).
+    (a parameter in neither takes its default value); `num_warps` is the launch's, which a kernel
+    may read as a constant (`tl.extra.cuda.num_warps()`).
     """
     parsed = jit_fn.parsed
     builder = ir.Builder()
@@ -87,7 +88,7 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
         scope[param] = 1 if spec.equals_one else tl.tensor(value)
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
-    with semantic.building(builder):
+    with semantic.building(builder, num_warps):
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
     ir.verify(fn)
     return fn

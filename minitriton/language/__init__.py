@@ -6,9 +6,11 @@ Chapter: 02-frontend.
 - `memory`: load, store, atomics; `reduction`: reductions and scans; `debug`: hints, prints, asserts;
 - `shapes`: join, split, cat, gather, histogram; `elementwise`: inline PTX and mapped scalar functions;
 - `semantic`: the typing rules behind them all;
+- `extern`: calls into a device library (`tl.extern_elementwise`); `extra`: `tl.extra.libdevice`
+  and `tl.extra.cuda`;
 - `standard` and `random`: functions written in the language itself; `math`: `tl.math`.
 """
-from . import math  # noqa: F401
+from . import extra, math  # noqa: F401
 from .core import *  # noqa: F401,F403
 from .core import abs, pow, range  # noqa: F401  (names `import *` leaves out: they shadow Python's)
 from .debug import (assume, debug_barrier, device_assert, device_print, max_constancy, max_contiguous,  # noqa: F401
