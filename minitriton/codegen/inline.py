@@ -13,7 +13,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from .lowering import Lowering, ll_type
+from .lowering import Lowering, i32, ll_type
 
 
 def _groups(lw: Lowering, op, operands: list[list], pad) -> tuple[int, list[list]]:
@@ -29,6 +29,16 @@ def _per_register(dtype: ir.DType, pack: int) -> int:
 
 
 # --8<-- [start:inline-asm]
+def _packed(B: ll.IRBuilder, registers: list):
+    """One register, or several narrow ones as the vector that shares a 32-bit register."""
+    if len(registers) == 1:
+        return registers[0]
+    vector = ll.Constant(ll.VectorType(registers[0].type, len(registers)), ll.Undefined)
+    for k, register in enumerate(registers):
+        vector = B.insert_element(vector, register, ll.Constant(i32, k))
+    return vector
+
+
 def _inline_asm(lw: Lowering, op, *operands):
     B, pack = lw.b, op.attrs["pack"]
     count, padded = _groups(lw, op, list(operands), lambda regs: ll.Constant(regs[0].type, ll.Undefined))
@@ -38,20 +48,15 @@ def _inline_asm(lw: Lowering, op, *operands):
         returned += [(ll.VectorType(ll_type(dtype), n) if n > 1 else ll_type(dtype), n, which)] * (pack // n)
     ret = returned[0][0] if len(returned) == 1 else ll.LiteralStructType([t for t, _, _ in returned])
     outs = [[] for _ in op.results]
-    for g in range(0, max(count, 1), pack):
+    for g in range(0, count, pack):
         args = []
         for regs, v in zip(padded, op.operands):
             n = _per_register(v.dtype, pack)
-            for j in range(g, g + pack, n):
-                packed = regs[j] if n == 1 else ll.Constant(ll.VectorType(regs[j].type, n), ll.Undefined)
-                for k in range(n if n > 1 else 0):
-                    packed = B.insert_element(packed, regs[j + k], ll.Constant(ll.IntType(32), k))
-                args.append(packed)
+            args += [_packed(B, regs[j:j + n]) for j in range(g, g + pack, n)]
         result = lw.asm(ret, op.attrs["asm"], op.attrs["constraints"], args, side_effect=not op.attrs["pure"])
-        for i, (t, n, which) in enumerate(returned):
+        for i, (_, n, which) in enumerate(returned):
             value = result if len(returned) == 1 else B.extract_value(result, i)
-            outs[which] += [B.extract_element(value, ll.Constant(ll.IntType(32), k)) for k in range(n)] \
-                if n > 1 else [value]
+            outs[which] += [B.extract_element(value, ll.Constant(i32, k)) for k in range(n)] if n > 1 else [value]
     results = [out[:count] for out in outs]
     return results if len(results) > 1 else results[0]
 # --8<-- [end:inline-asm]
