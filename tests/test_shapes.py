@@ -36,7 +36,7 @@ def random_values(rng, shape, dtype, ties=False) -> np.ndarray:
     """Values of `dtype`; with `ties`, drawn from a handful so that many are equal."""
     dtype = np.dtype(dtype)
     if ties:
-        return rng.integers(-3, 4, shape).astype(dtype) if dtype.kind != "u" else rng.integers(0, 4, shape).astype(dtype)
+        return rng.integers(0 if dtype.kind == "u" else -3, 4, shape).astype(dtype)
     if dtype.kind == "f":
         return (rng.standard_normal(shape) * 100).astype(dtype)
     info = np.iinfo(dtype)
