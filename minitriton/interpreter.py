@@ -30,6 +30,10 @@ The semantics, which are Triton's:
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
+- `gather` refuses an index outside its axis (an `InterpreterError` naming the element; Triton
+  leaves it undefined); `histogram` does not count values outside [0, bins), as Triton's interpreter;
+  `map_elementwise` runs its region on `pack` elements of each operand at a time, in row-major
+  order; `inline_asm` cannot run here, as in Triton's interpreter.
 - `extern_elementwise` calls a library function by its numpy twin (`libdevice/twins.py`), which
   computes in float64 and is rounded once to the result type (16-bit floats go through the f32
   version). `special_register`: `smid` is 0, `globaltimer` is `time.perf_counter_ns()`.
@@ -448,6 +452,53 @@ def _dot(program, op, a, b, acc):
     return _as(op.result.dtype, product + acc.astype(compute))
 
 
+# --8<-- [start:shapes]
+def _gather(program, op, src, index):
+    """np.take_along_axis, where an index outside the source's axis is an error (Triton leaves it
+    undefined; its interpreter raises numpy's IndexError)."""
+    axis, n = op.attrs["axis"], op.operands[0].shape[op.attrs["axis"]]
+    outside = (index < 0) | (index >= n)
+    if outside.any():
+        where = tuple(int(i) for i in np.argwhere(outside)[0])
+        raise InterpreterError(op.loc, f"gather index {int(index[where])} at {where} is outside [0, {n}) "
+                                       f"along axis {axis}", "clamp or mask the indices: tl.where(i < n, i, 0)")
+    return np.take_along_axis(src, index.astype(np.int64), axis)
+
+
+def _histogram(program, op, x, mask=None):
+    """Counts of the values in [0, bins) where the mask holds; others are not counted (as in
+    Triton's interpreter: np.histogram over that range)."""
+    bins = op.attrs["bins"]
+    counted = (x >= 0) & (x < bins) if mask is None else mask & (x >= 0) & (x < bins)
+    return np.bincount(x[counted].astype(np.int64), minlength=bins).astype(np.int32)
+
+
+def _map_elementwise(program, op, *xs):
+    """The region on `pack` elements of each operand at a time, in row-major order (the GPU takes
+    each thread's registers in order); a last short group is padded with its last element, as on
+    the GPU, and the padding's results are dropped."""
+    pack, shape = op.attrs["pack"], op.results[0].shape
+    count = int(np.prod(shape)) if shape else 1
+    groups = -(-count // pack)
+    flat = []
+    for x in xs:
+        elements = np.broadcast_to(x, shape).reshape(-1)
+        flat.append(np.concatenate([elements, np.repeat(elements[-1:], groups * pack - count)]))
+    outs = [np.zeros(groups * pack, r.dtype.np) for r in op.results]
+    for g in range(groups):
+        args = [x[g * pack + k] for x in flat for k in range(pack)]
+        values = program.run(op.regions[0], args)
+        for i, out in enumerate(outs):
+            out[g * pack:(g + 1) * pack] = values[i * pack:(i + 1) * pack]
+    return _results(op, [out[:count].reshape(shape) for out in outs])
+
+
+def _inline_asm(program, op, *xs):
+    raise InterpreterError(op.loc, "inline_asm not supported in interpreter mode",
+                           "run the kernel on the GPU, or write the computation with tl.* functions")
+# --8<-- [end:shapes]
+
+
 def _load(program, op, pointer, mask=None, other=None):
     loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc)
     return loaded if other is None else np.where(mask, loaded, other)
@@ -581,6 +632,10 @@ RULES: dict[str, Callable] = {
     "atomic_cas": _atomic_cas,
     # across a tile
     "reduce": _reduce, "scan": _scan, "dot": _dot,
+    "join": lambda program, op, a, b: np.stack([a, b], axis=-1),
+    "split": lambda program, op, x: [x[..., 0], x[..., 1]],
+    "gather": _gather, "histogram": _histogram,
+    "inline_asm": _inline_asm, "map_elementwise": _map_elementwise,
     # control flow: the rule runs the regions and returns the list of results
     "for": _for, "if": _if, "while": _while,
     # the rest

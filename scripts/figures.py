@@ -227,6 +227,7 @@ def listings() -> dict[str, str]:
     out["activate.leaky_relu.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="leaky_relu", BLOCK=4)
     out["activate.none.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="none", BLOCK=4)
     out["min_and_where.ttir"] = ttir(fe.min_and_where, f32, f32, _aligned(1, np.int32), BLOCK=8)
+    out["selu.ttir"] = ttir(fe.selu, f32, BLOCK=8)
     specs = {name: arg_spec(specialize(name, value)) for name, value in [("x_ptr", f32), ("n", 100)]}
     out["activate.none.unsimplified"] = ir.print_function(
         generate(fe.activate, specs, {"ACTIVATION": "none", "BLOCK": 4}))

@@ -75,6 +75,22 @@ def min_and_where(x_ptr, min_ptr, where_ptr, BLOCK: tl.constexpr):
     tl.store(where_ptr, index)
 # --8<-- [end:min_and_where]
 
+
+# --8<-- [start:selu]
+@triton.jit
+def selu_scalar(x, alpha):
+    if x > 0:  # a branch per element: x is one element here
+        return x
+    return alpha * (tl.exp(x) - 1)
+
+
+@triton.jit
+def selu(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.map_elementwise(selu_scalar, tl.load(x_ptr + offsets), 1.5))
+# --8<-- [end:selu]
+
+
 # --8<-- [start:bessel]
 @triton.jit
 def bessel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):

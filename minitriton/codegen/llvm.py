@@ -6,9 +6,11 @@ and the rules live by idea, one module each:
 - `elementwise`: arithmetic, math, comparisons, conversions, register by register (with 16-bit
   floats legalized to f32 in one place), and the ops that make a tile from nothing;
 - `memory`: global loads and stores (predicated, vectorized) and atomics;
-- `movement`: layout conversions and shape ops, reductions and scans (through `shared`, the
-  shared-memory round trip, where elements change threads);
+- `movement`: layout conversions and shape ops, join and split, reductions and scans (through
+  `shared`, the shared-memory round trip, where elements change threads);
+- `indexed`: the moves that runtime values choose, gather and histogram;
 - `operands` and `dot`: the tensor cores' operands in shared memory, and dot itself;
+- `inline`: the author's own code per element, inline PTX and mapped scalar functions;
 - `control`: loops and branches, printing, assertions, barriers.
 
 `lowering.Lowering` walks the kernel with this table. The output is the text of an LLVM module
@@ -19,11 +21,12 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from . import control, dot, elementwise, memory, movement, operands
+from . import control, dot, elementwise, indexed, inline, memory, movement, operands
 from .lowering import Lowering
 
 # --8<-- [start:rules]
-RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **operands.RULES, **dot.RULES, **control.RULES}
+RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **indexed.RULES, **operands.RULES, **dot.RULES,
+         **inline.RULES, **control.RULES}
 # --8<-- [end:rules]
 assert set(RULES) == set(ir.OPS) - set(ir.TERMINATORS), "one lowering rule per op"
 

@@ -37,6 +37,33 @@ def _convert_layout(lw: Lowering, op, x):
     return _move(lw, op, x)
 
 
+# --8<-- [start:pairs]
+def _pair_registers(op) -> list[int]:
+    """For each register of a join's result (a split's operand), the register of the same thread
+    that holds its element in a half: the layout pass lays pairs out so that there always is one."""
+    joined, half = (op.result, op.operands[0]) if op.name == "join" else (op.operands[0], op.results[0])
+    mapping = register_map(half.layout, half.shape, joined.layout, joined.shape, drop(len(half.shape)))
+    assert mapping is not None, f"{op.name}: a pair is divided between threads"
+    return mapping
+
+
+def _join(lw: Lowering, op, a, b):
+    """Each register of the result is a register of `a` or `b` (by its last index): no instruction."""
+    offsets = op.result.layout.register_offsets(op.result.shape)
+    return [(b if offset[-1] else a)[r] for r, offset in zip(_pair_registers(op), offsets)]
+
+
+def _split(lw: Lowering, op, x):
+    """join's inverse: each half's registers are some of the operand's."""
+    joined, half = op.operands[0], op.results[0]
+    _pair_registers(op)
+    where = {}
+    for r, offset in enumerate(joined.layout.register_offsets(joined.shape)):
+        where.setdefault(tuple(offset), r)
+    return [[x[where[tuple(offset) + (k,)]] for offset in half.layout.register_offsets(half.shape)] for k in (0, 1)]
+# --8<-- [end:pairs]
+
+
 # The elementwise op that combines two partial results of each kind of reduction and scan.
 COMBINE_OPS = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum", "xor": "xor", "and": "and",
                "or": "or"}
@@ -207,4 +234,4 @@ def _scan(lw: Lowering, op, *xs):
 
 
 RULES = {"convert_layout": _convert_layout, "broadcast": _move, "expand_dims": _move, "trans": _move,
-         "reshape": _move, "reduce": _reduce, "scan": _scan}
+         "reshape": _move, "reduce": _reduce, "scan": _scan, "join": _join, "split": _split}

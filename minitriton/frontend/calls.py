@@ -13,11 +13,16 @@ import inspect
 from dataclasses import dataclass
 
 from .. import ir
+from ..errors import CompilationError
 from ..language import core as tl
 from ..language import semantic
 from ..language.debug import device_print
+from ..language.elementwise import broadcast_all, map_elementwise
 from ..language.reduction import associative_scan, reduce
 from .source import KernelFunction
+
+
+LIBRARY = tl.__name__.rpartition(".")[0] + "."  # the language's own @jit functions (tl.sort, tl.rand...)
 
 
 @dataclass
@@ -67,6 +72,8 @@ class Calls:
             fn, args = fn.__func__, [fn.__self__, *args]
         if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
+        if fn is map_elementwise:
+            return self.map_elementwise(args, kwargs, node)
         if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs, node)
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
@@ -151,6 +158,46 @@ class Calls:
         return region
     # --8<-- [end:combine]
 
+    # --8<-- [start:map]
+    def map_elementwise(self, args: list, kwargs: dict, node: ast.Call):
+        """tl.map_elementwise(fn, *tiles, pack=1): `fn`, inlined once on scalars, becomes the region
+        of a `map_elementwise` op. It takes `pack` scalars of each tile, one tile after another, and
+        returns `pack` scalars of each result, one result after another; the results' types are
+        what it returns."""
+        bound = inspect.signature(map_elementwise).bind(*args, **kwargs)
+        scalar_fn, inputs = bound.arguments["scalar_fn"], bound.arguments.get("args", ())
+        pack = tl._const_int(bound.arguments.get("pack", 1), "map_elementwise's pack")
+        if not isinstance(scalar_fn, KernelFunction):
+            raise self.error(node, "map_elementwise's scalar_fn must be a @jit function")
+        if not inputs:
+            raise self.error(node, "map_elementwise must have at least 1 input tensor")
+        if pack < 1:
+            raise self.error(node, f"map_elementwise's pack must be at least 1, got {pack}")
+        values = broadcast_all([tl._value(x) for x in inputs])
+        region = ir.Block([ir.Value(ir.scalar(v.dtype)) for v in values for _ in range(pack)])
+        saved, self.builder.block = self.builder.block, region
+        try:
+            result = self.inline(scalar_fn, [tl.tensor(a) for a in region.args], {}, node)
+            single = not isinstance(result, (tuple, list))
+            results = [tl._value(r) for r in ([result] if single else result)]
+            if any(r.type.is_tile for op in ir.walk_block(region) for r in op.results) or \
+                    any(r.type.is_tile for r in results):
+                raise self.error(node, "map_elementwise's scalar_fn must return scalars: it maps one element "
+                                       "at a time, and makes no tiles")
+            dtypes = tuple(r.dtype for r in results[::pack])
+            if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes for k in range(pack)):
+                raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of one type for "
+                                 f"each result, got {len(results)} of types {[str(r.dtype) for r in results]}")
+            self.builder.create("yield", results)
+        finally:
+            self.builder.block = saved
+        shape = values[0].shape
+        op = self.builder.region_op("map_elementwise", values, [ir.Type(shape, d) for d in dtypes], [region],
+                                    {"dtypes": dtypes, "pack": pack})
+        outs = tuple(tl.tensor(r) for r in op.results)
+        return outs[0] if single else outs
+    # --8<-- [end:map]
+
     # --8<-- [start:inline]
     def inline(self, callee, args: list, kwargs: dict, node: ast.Call):
         """Generate the body of a called @jit function in place, with its parameters bound to the args."""
@@ -170,6 +217,11 @@ class Calls:
                                  "pass a literal or another constexpr")
         scope = {k: tl._unwrap(v) for k, v in bound.arguments.items()}
         generator = type(self)(parsed, self.builder, scope, self.depth + 1)
-        generator.run_body(parsed.tree.body)
+        try:
+            generator.run_body(parsed.tree.body)
+        except CompilationError as e:
+            if not callee.__module__.startswith(LIBRARY):
+                raise
+            raise self.error(node, e.message, e.hint) from None  # tl.sort's mistake is its caller's
         return generator.scope.get("$ret")
     # --8<-- [end:inline]

@@ -174,6 +174,55 @@ def _trans(name, operands, attrs):
     return [tile(tuple(x.shape[p] for p in perm), x.dtype)]
 
 
+# --8<-- [start:shape-rules]
+def _join(name, operands, attrs):
+    """Two tiles of one type side by side along a new last dimension of size 2."""
+    a, b = operands
+    _same_type(name, a, b)
+    _check(a.type.is_tile, name, "operands must be tiles")
+    return [tile(a.shape + (2,), a.dtype)]
+
+
+def _split(name, operands, attrs):
+    """The two halves of a tile along its last dimension, which has size 2 (join's inverse)."""
+    (x,) = operands
+    _check(len(x.shape) >= 2 and x.shape[-1] == 2, name, f"needs a last dimension of size 2, got {x.shape}")
+    return [tile(x.shape[:-1], x.dtype)] * 2
+
+
+def _gather(name, operands, attrs):
+    """result[i] = src[i with i[axis] replaced by index[i]]: the result has the index's shape."""
+    src, index = operands
+    axis = attrs["axis"]
+    _check(src.type.is_tile and len(index.shape) == len(src.shape), name, "source and index must have one rank")
+    _check(0 <= axis < len(src.shape), name, f"axis {axis} out of range")
+    _check(index.dtype.is_int() and not index.dtype.is_bool(), name, "index must be an integer tile")
+    _check(all(i == s for d, (i, s) in enumerate(zip(index.shape, src.shape)) if d != axis), name,
+           f"index {index.shape} and source {src.shape} differ outside the axis")
+    return [tile(index.shape, src.dtype)]
+
+
+def _histogram(name, operands, attrs):
+    """How many elements (where the mask is true) fall in each of `bins` bins of width 1 from 0."""
+    x, *mask = operands
+    bins = attrs["bins"]
+    _check(len(x.shape) == 1 and x.dtype.is_int(), name, "needs a 1-D integer tile")
+    _check(bins > 0 and bins & (bins - 1) == 0, name, f"bins must be a power of two, got {bins}")
+    if mask:
+        _same_shape(name, x, mask[0])
+        _check(mask[0].dtype == int1, name, "mask must be int1")
+    return [tile((bins,), int32)]
+
+
+def _per_element(name, operands, attrs):
+    """inline_asm and map_elementwise: operands of one shape, one result per dtype of `dtypes`."""
+    _check(len({v.shape for v in operands}) <= 1, name, "operands must have one shape")
+    _check(attrs["pack"] >= 1, name, "pack must be at least 1")
+    shape = operands[0].shape if operands else ()
+    return [Type(shape, dtype) for dtype in attrs["dtypes"]]
+# --8<-- [end:shape-rules]
+
+
 # "combine": a user's @jit combine function, inlined as the op's region (two scalar arguments, one
 # yielded value): tl.reduce and tl.associative_scan.
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "xor", "and", "or", "combine")
@@ -266,7 +315,7 @@ ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bi
                                             "extern_elementwise"}
 # A side effect, or a result that two identical calls may not share: never merged, never dropped.
 EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "special_register",
-           "griddepcontrol", *REGION_OPS, *TERMINATORS}
+           "griddepcontrol", *REGION_OPS, *TERMINATORS, "inline_asm"}  # inline_asm: kept as written, pure or not
 # Pure and a few instructions per element: computing one again where it is needed costs less than
 # moving it between threads (the layout pass) or waiting for it (the pipeliner clones them).
 CHEAP = (ELEMENTWISE - MATH - {"fma", "extern_elementwise"}) | {
@@ -294,6 +343,9 @@ OPS: dict[str, Callable] = {
     "atomic_cas": _atomic_cas,
     # across a tile
     "reduce": _reduce, "scan": _scan, "dot": _dot,
+    "join": _join, "split": _split, "gather": _gather, "histogram": _histogram,
+    # the author's own code, element by element: PTX, or a @jit function of scalars (its region)
+    "inline_asm": _per_element, "map_elementwise": _per_element,
     # control flow (results typed by their regions) and the rest
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,

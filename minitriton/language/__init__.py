@@ -4,6 +4,7 @@ Chapter: 02-frontend.
 
 - `core`: tensors, constexprs, dtypes, and the builtins on values (arithmetic, math, shapes, dot);
 - `memory`: load, store, atomics; `reduction`: reductions and scans; `debug`: hints, prints, asserts;
+- `shapes`: join, split, cat, gather, histogram; `elementwise`: inline PTX and mapped scalar functions;
 - `semantic`: the typing rules behind them all;
 - `extern`: calls into a device library (`tl.extern_elementwise`); `extra`: `tl.extra.libdevice`
   and `tl.extra.cuda`;
@@ -14,10 +15,12 @@ from .core import *  # noqa: F401,F403
 from .core import abs, pow, range  # noqa: F401  (names `import *` leaves out: they shadow Python's)
 from .debug import (assume, debug_barrier, device_assert, device_print, max_constancy, max_contiguous,  # noqa: F401
                     multiple_of, static_assert, static_print)
+from .elementwise import inline_asm_elementwise, map_elementwise  # noqa: F401
 from .memory import (atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,  # noqa: F401
                      atomic_xor, load, store)
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
 from .reduction import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, prod, reduce,  # noqa: F401
                         reduce_and, reduce_or, sum, xor_sum)
-from .standard import sigmoid, softmax, swizzle2d  # noqa: F401
+from .shapes import cat, gather, histogram, join, split  # noqa: F401
+from .standard import flip, interleave, sigmoid, softmax, sort, swizzle2d, topk  # noqa: F401

@@ -10,7 +10,7 @@ import builtins
 from typing import Any
 
 from .. import ir
-from ..ir import DType
+from ..ir import DType, dtype_named
 from . import extern as _extern, semantic
 from .semantic import SemanticError, Weak
 
@@ -101,6 +101,11 @@ def builtin(fn=None, *, method: bool = False):
     if method:
         setattr(tensor, fn.__name__, fn)
     return fn
+
+
+def get_int_dtype(bitwidth: int, signed: bool) -> DType:
+    """The integer dtype of `bitwidth` bits (Triton's `tl.core.get_int_dtype`)."""
+    return dtype_named(f"{'int' if signed or bitwidth == 1 else 'uint'}{bitwidth}")
 
 
 def _operand(x):
@@ -478,6 +483,12 @@ def trans(input, *dims) -> tensor:
 
 @builtin(method=True)
 def permute(input, *dims) -> tensor:
+    """Like `trans`, but the permutation must be given (`trans` alone swaps a 2-D tile's axes)."""
+    dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list)) else dims
+    x = _value(input)
+    if len(dims) != len(x.shape):
+        raise SemanticError(f"permute dims must have the same length as input shape: {list(dims)} for a "
+                            f"tile of shape {list(x.shape)}", "give one entry per dimension: permute(x, 1, 0)")
     return trans(input, *dims)
 
 

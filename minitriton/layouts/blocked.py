@@ -158,3 +158,31 @@ def default_blocked(shape: Sequence[int], num_warps: int, order: Sequence[int] |
     warps[order[-1]] = warps_left
     return BlockedLayout(spt, tuple(lanes), tuple(warps), order)
 # --8<-- [end:default-blocked]
+
+
+# --8<-- [start:pairs]
+def with_pairs(layout: BlockedLayout) -> BlockedLayout:
+    """The layout of `join(a, b)` for a and b laid out in `layout`: a new last dimension of size 2
+    whose two elements the thread holding a[i] and b[i] holds, in neighbouring registers."""
+    return BlockedLayout(layout.size_per_thread + (2,), layout.threads_per_warp + (1,),
+                         layout.warps_per_cta + (1,), (layout.rank,) + layout.order)
+
+
+def without_pairs(layout: DistributedLayout | None) -> BlockedLayout | None:
+    """The layout of `split(x)`'s halves when every thread of x's `layout` holds both elements of
+    each pair along the last dimension; None when lanes or warps divide a pair (x must move first)."""
+    if not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1 or layout.warps_per_cta[-1] != 1:
+        return None
+    last = layout.rank - 1
+    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+                         tuple(d for d in layout.order if d != last))
+
+
+def merged_pairs(layout: BlockedLayout) -> BlockedLayout:
+    """The layout of `reshape(join(a, b), [..., 2 * n])` (`tl.interleave`) for a join laid out in
+    `with_pairs(halves)`: element (i, k) is 2i + k, so each thread's block doubles along the last
+    dimension and no element changes threads."""
+    halves = without_pairs(layout)
+    spt = halves.size_per_thread[:-1] + (2 * halves.size_per_thread[-1],)
+    return BlockedLayout(spt, halves.threads_per_warp, halves.warps_per_cta, halves.order)
+# --8<-- [end:pairs]

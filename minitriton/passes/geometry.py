@@ -172,6 +172,10 @@ def scratch_bytes(op: ir.Op) -> int:
         return op.result.type.numel * op.result.dtype.itemsize if replicated(op.result) else 0
     if name == "scan":
         return component_offsets(op, op.results[0].type.numel)[1]
+    if name == "gather":  # the whole source, which any thread may index
+        return op.operands[0].type.numel * op.operands[0].dtype.itemsize
+    if name == "histogram":  # one int32 counter per bin
+        return 4 * op.attrs["bins"]
     if name == "dot":
         if isinstance(op.operands[0].layout, (DotOperandLayout, SharedOperandLayout)):
             return 0

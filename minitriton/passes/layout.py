@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SharedOperandLayout,
-                       SliceLayout, default_blocked)
+                       SliceLayout, default_blocked, merged_pairs, with_pairs, without_pairs)
 
 # --8<-- [start:flexible-ops]
 # A value is flexible when the op that makes it is cheap (`ir.CHEAP`: splats, aranges, index
@@ -86,6 +86,13 @@ def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> Distribu
     inverse = {p: i for i, p in enumerate(perm)}
     return BlockedLayout(pick(layout.size_per_thread), pick(layout.threads_per_warp),
                          pick(layout.warps_per_cta), tuple(inverse[d] for d in layout.order))
+
+
+def interleaves(op: ir.Op) -> bool:
+    """A reshape that merges a join's pairs into the dimension before them (`tl.interleave`)."""
+    src = op.operands[0]
+    return (src.owner is not None and src.owner.name == "join" and len(op.result.shape) == len(src.shape) - 1
+            and op.result.shape[-1] == 2 * src.shape[-2] and op.result.shape[:-1] == src.shape[:-2])
 
 
 # --8<-- [start:mma]
@@ -198,6 +205,10 @@ class LayoutAssignment:
             layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
             for r in op.results:
                 self.anchor(r, layout)
+        elif name in ("join", "split", "gather", "histogram"):
+            self.decide_shapes(op)
+        elif name == "reshape" and interleaves(op):
+            self.anchor(result, merged_pairs(self.of(op.operands[0])))
         elif name in ("reshape", "convert_layout"):
             self.anchor(result, self.default(result))
         elif name == "trans":
@@ -208,11 +219,36 @@ class LayoutAssignment:
             return
         elif name == "expand_dims" and anchored:
             self.anchor(result, expand_layout(anchored[0], op.attrs["axis"]) or self.default(result))
-        elif anchored:
-            self.anchor(result, anchored[0])
-        else:
-            self.anchor(result, self.default(result))
+        else:  # every result (inline_asm and map_elementwise may have several) in one layout
+            for r in op.results:
+                self.anchor(r, anchored[0] if anchored else self.default(result))
     # --8<-- [end:decide]
+
+    # --8<-- [start:decide-shapes]
+    def decide_shapes(self, op: ir.Op) -> None:
+        """join keeps each pair in one thread (a new last dimension in registers); split needs that
+        of its operand (converting it first where lanes divide a pair); gather's result has its
+        index's layout, its source stays where it is; a histogram's bins are laid out anew."""
+        x = op.operands[0]
+        if op.name == "join":
+            halves = next(filter(None, map(self.of, op.operands)), None)
+            halves = halves if isinstance(halves, BlockedLayout) else self.default(x)
+            required, results = [halves, halves], [with_pairs(halves)]
+        elif op.name == "split":
+            halves = without_pairs(self.of(x))
+            required = [self.of(x)] if halves else None
+            halves = halves or self.default(op.results[0])
+            required, results = required or [with_pairs(halves)], [halves, halves]
+        elif op.name == "gather":
+            src, index = op.operands
+            required = [self.of(src) or self.default(src), self.of(index) or self.default(index)]
+            results = [required[1]]
+        else:
+            required, results = [self.of(x) or self.default(x)] * len(op.operands), [self.default(op.result)]
+        self.operand_layouts[id(op)] = required
+        for r, layout in zip(op.results, results):
+            self.anchor(r, layout)
+    # --8<-- [end:decide-shapes]
 
     def decide_loop(self, op: ir.Op) -> None:
         """Loop arguments take the layout of the value the body yields for them (two tries)."""
@@ -257,7 +293,7 @@ class LayoutAssignment:
                 return list(mma)
             a, b, _ = op.operands
             return [self.of(a) or self.default(a), self.of(b) or self.default(b), acc_layout]
-        if name == "reduce":
+        if name in ("reduce", "join", "split", "gather", "histogram"):
             return self.operand_layouts[id(op)]
         if name == "expand_dims":
             target = self.of(op.result)

@@ -21,9 +21,11 @@ def simplify(fn: ir.Function) -> ir.Function:
 # --8<-- [start:cse]
 def _key(op: ir.Op) -> tuple:
     """Two ops with equal keys compute the same value. Floats are keyed by their bits: 0.0 == -0.0
-    in Python, but they are different constants."""
+    in Python, but they are different constants. An op with a region (a reduction's combine
+    function, a mapped function) is only ever itself: two regions are not compared."""
     attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
-    return (op.name, tuple(id(v) for v in op.operands), attrs, tuple(r.type for r in op.results))
+    return (op.name, tuple(id(v) for v in op.operands), attrs, tuple(r.type for r in op.results),
+            tuple(map(id, op.regions)))
 
 
 def _attr_key(value):
