@@ -16,10 +16,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitriton"
 
 # Bottom to top. A name may end in `.*` (every module of that package).
 LAYERS = [
-    ("leaves", ["errors", "version", "dtypes", "layouts.*"]),
+    ("leaves", ["errors", "version", "dtypes", "layouts.*", "tools.*", "allocation"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
-        "language.semantic", "language.core", "language.memory", "language.reduction", "language.debug",
+        "language.semantic", "language.core", "language.aggregate", "language.blocks", "language.memory",
+        "language.reduction", "language.debug",
         "specialize", "kernel", "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),
     ("passes", ["passes.*"]),

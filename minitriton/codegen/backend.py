@@ -15,6 +15,7 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
+from ..specialize import key_json
 from . import llvm, ptx
 
 
@@ -35,7 +36,7 @@ class CUDABackend:
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         arch = self.arch()
-        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
+        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
                              options=[options.num_warps, options.num_stages], target=arch)
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
