@@ -154,7 +154,7 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         raise SemanticError(f"Descriptor block shape must have at least 16 bytes in the last dimension, but got "
                             f"{block_shape[-1]} * {dtype.itemsize} = {block_shape[-1] * dtype.itemsize} bytes")
     last = _unwrap(strides[-1])
-    if isinstance(last, bool) or last != 1:
+    if not (type(last) is int and last == 1):
         raise SemanticError(f"Tensor descriptor last dim must be 1 but got {last!r}",
                             "the last dimension must be contiguous, its stride the constant 1")
     if padding_value(padding) is not None and not dtype.is_floating():
