@@ -15,7 +15,7 @@ import minitriton.language as tl
 from minitriton import launcher
 from minitriton.allocation import allocator
 from minitriton.errors import CompilationError
-from minitriton.examples.tutorials import matmul_kernel
+from minitriton.examples.tutorials import matmul_block_ptr_kernel, matmul_kernel
 from minitriton.kernel import CompiledKernel
 from minitriton.language.aggregate import flatten, rebuild
 from minitriton.specialize import runtime_values
@@ -313,36 +313,6 @@ def test_loop_invariant_members_are_not_carried():
     text = ttir(copy_block_kernel, x, y, 37, 45, 45, 45, BLOCK_M=16, BLOCK_N=16)
     loop = next(line for line in text.splitlines() if " = for " in line)
     assert loop.rstrip().endswith(": i32, i32")  # only the column offsets of x and y change
-
-
-@triton.jit
-def matmul_block_ptr_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                            stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                            BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
-    """The tutorial's matmul, its tiles named by block pointers."""
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    a_block = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BLOCK_SIZE_M, 0),
-                                (BLOCK_SIZE_M, BLOCK_SIZE_K), (1, 0))
-    b_block = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_SIZE_N),
-                                (BLOCK_SIZE_K, BLOCK_SIZE_N), (1, 0))
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for _ in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-        a = tl.load(a_block, boundary_check=(0, 1))
-        b = tl.load(b_block, boundary_check=(0, 1))
-        accumulator = tl.dot(a, b, accumulator)
-        a_block = tl.advance(a_block, (0, BLOCK_SIZE_K))
-        b_block = tl.advance(b_block, (BLOCK_SIZE_K, 0))
-    c_block = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn),
-                                (pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N), (BLOCK_SIZE_M, BLOCK_SIZE_N), (1, 0))
-    tl.store(c_block, accumulator.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
 
 
 @pytest.mark.parametrize("M, N, K, dtype", [(70, 50, 45, np.float16), (33, 64, 40, np.float32),
