@@ -353,6 +353,47 @@ def test_block_pointer_matmul_loads_as_the_pointer_one_does(arch):
 
 
 @triton.jit
+def attention_kernel(Q, K, V, Out, n_ctx, sm_scale, stride_qm, stride_kn, stride_vn, stride_om,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    """Softmax(Q K^T) V as the fused-attention tutorial computes it: K^T and V named by block
+    pointers (K^T's contiguous dimension is its first: order (0, 1)) advanced at each step."""
+    start_m = tl.program_id(0) * BLOCK_M
+    q_block = tl.make_block_ptr(Q, (n_ctx, HEAD_DIM), (stride_qm, 1), (start_m, 0), (BLOCK_M, HEAD_DIM), (1, 0))
+    kt_block = tl.make_block_ptr(K, (HEAD_DIM, n_ctx), (1, stride_kn), (0, 0), (HEAD_DIM, BLOCK_N), (0, 1))
+    v_block = tl.make_block_ptr(V, (n_ctx, HEAD_DIM), (stride_vn, 1), (0, 0), (BLOCK_N, HEAD_DIM), (1, 0))
+    q = tl.load(q_block, boundary_check=(0,))
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    for start_n in range(0, n_ctx, BLOCK_N):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        qk = tl.where(cols[None, :] < n_ctx, tl.dot(q, tl.load(kt_block, boundary_check=(1,))) * sm_scale,
+                      float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), tl.load(v_block, boundary_check=(0,)))
+        m_i = m_new
+        kt_block = tl.advance(kt_block, (0, BLOCK_N))
+        v_block = tl.advance(v_block, (BLOCK_N, 0))
+    o_block = tl.make_block_ptr(Out, (n_ctx, HEAD_DIM), (stride_om, 1), (start_m, 0), (BLOCK_M, HEAD_DIM), (1, 0))
+    tl.store(o_block, (acc / l_i[:, None]).to(tl.float16), boundary_check=(0,))
+
+
+def test_attention_with_block_pointers():
+    n, d = 100, 32
+    rng = np.random.default_rng(8)
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float16) for _ in range(3))
+    out = np.full((n, d), np.nan, np.float16)
+    attention_kernel[(triton.cdiv(n, 32),)](q, k, v, out, n, 0.2, d, d, d, d, BLOCK_M=32, BLOCK_N=32, HEAD_DIM=d)
+    scores = q.astype(np.float64) @ k.astype(np.float64).T * 0.2
+    weights = np.exp(scores - scores.max(1, keepdims=True))
+    reference = weights / weights.sum(1, keepdims=True) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), reference, rtol=1e-2, atol=1e-2)
+
+
+@triton.jit
 def padded_kernel(x_ptr, out_ptr, M, N, stride_m, row, col, PADDING: tl.constexpr,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Read the block at (row, col), which may cross the array's edges, and write all of it out."""

@@ -121,10 +121,6 @@ class tensor_descriptor(aggregate):
     def dtype(self) -> ir.DType:
         return self.base.dtype.pointee
 
-    @property
-    def block_type(self) -> ir.Type:
-        return ir.tile(self.block_shape, self.dtype)
-
     def tile(self, offsets) -> tuple[Value, Value]:
         """The pointers of the block at `offsets`, masked to the array in every dimension."""
         offsets = _scalars(offsets, ir.int32, "offsets", _OFFSETS_HINT)
