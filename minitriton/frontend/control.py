@@ -64,8 +64,10 @@ class ControlFlow:
                                  "in both branches")
             leaves = []  # a leaf both branches share is kept; the others become the if's results
             for path, x, y in zip(structure.paths(n), then_leaves, else_leaves):
-                leaves.append(x if _same_leaf(x, y) else _Result(len(yielded)))
-                if not _same_leaf(x, y):
+                if _same_leaf(x, y):
+                    leaves.append(x)
+                else:
+                    leaves.append(_Result(len(yielded)))
                     yielded.append((n, path, x, y))
             joined.append((n, structure, leaves))
         then_values = self.yield_values(then_block, [x for _, _, x, _ in yielded])

@@ -63,6 +63,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
                             "pointers or a scalar, because the compiler does not know the boundary",
                             "mask the store (mask=...), or use a block pointer (tl.make_block_ptr)")
     store_rule(_value(pointer), _operand(value), None if mask is None else _operand(mask))
+# --8<-- [end:builtins]
 
 
 def _check_block_value(value, block_shape: tuple[int, ...], pointee: ir.DType) -> None:
@@ -75,7 +76,6 @@ def _check_block_value(value, block_shape: tuple[int, ...], pointee: ir.DType) -
     if value.dtype != pointee:
         raise SemanticError(f"Block element type({pointee}) and value element type({value.dtype}) mismatch",
                             f"convert the value first: value.to(tl.{pointee.facts.language})")
-# --8<-- [end:builtins]
 
 
 # --8<-- [start:descriptor-access]
