@@ -597,7 +597,7 @@ def test_tuple_arguments_launch_the_slow_way_every_time(monkeypatch):
     monkeypatch.delattr(tuple_arguments_kernel, "_binder", raising=False)
     launched = []
 
-    def kernel_for(self, bound, num_warps, num_stages, target):
+    def kernel_for(self, bound, *options, **target):
         kernel = CompiledKernel("k", {}, ["first", "ptrs.0", "values.0", "last"])
         kernel.launcher = lambda grid, args: launched.append(args)
         kernel.launcher.prepared = lambda positions, args: pytest.fail("a prepared launch for members")
