@@ -169,14 +169,14 @@ def namedtuple_kernel(f, X, Y, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 
 
 @pytest.mark.parametrize("fn, reference", [(_scaled, np.multiply), (_shifted, np.add)])
-def test_namedtuples_with_a_function_member(fn, reference):
+def test_namedtuples_with_a_function_member(fn, reference, device):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((21, 30)).astype(np.float32)
-    y = np.full((13, 17), np.nan, np.float32)
+    y = device.array(np.full((13, 17), np.nan, np.float32))
     a = np.array([2.5], np.float32)
-    namedtuple_kernel[(1,)](Function(fn, (a,)), Matrix(x, x.shape, (30, 1)), Matrix(y, y.shape, (17, 1)),
-                            BLOCK_M=16, BLOCK_N=32)
-    np.testing.assert_allclose(y, reference(x[:13, :17], a[0]), rtol=1e-6)
+    namedtuple_kernel[(1,)](Function(fn, (device.array(a),)), Matrix(device.array(x), x.shape, (30, 1)),
+                            Matrix(y, y.shape, (17, 1)), BLOCK_M=16, BLOCK_N=32)
+    np.testing.assert_allclose(device.numpy(y), reference(x[:13, :17], a[0]), rtol=1e-6)
 
 
 @triton.jit
@@ -241,11 +241,11 @@ def reference_carried(x, n):
 
 
 @pytest.mark.parametrize("n", [0, 1, 5])
-def test_tuples_carried_through_loops_and_branches(n):
+def test_tuples_carried_through_loops_and_branches(n, device):
     x = np.random.default_rng(1).standard_normal(96).astype(np.float32)
-    out = np.full(96, np.nan, np.float32)
-    carried_tuple_kernel[(3,)](x, out, n, BLOCK=32)
-    np.testing.assert_allclose(out, reference_carried(x, n), rtol=1e-5, atol=1e-5)
+    out = device.array(np.full(96, np.nan, np.float32))
+    carried_tuple_kernel[(3,)](device.array(x), out, n, BLOCK=32)
+    np.testing.assert_allclose(device.numpy(out), reference_carried(x, n), rtol=1e-5, atol=1e-5)
 
 
 @triton.jit
@@ -317,16 +317,16 @@ def test_loop_invariant_members_are_not_carried():
 
 @pytest.mark.parametrize("M, N, K, dtype", [(70, 50, 45, np.float16), (33, 64, 40, np.float32),
                                             (64, 64, 64, np.float16)])
-def test_block_pointer_matmul(M, N, K, dtype):
+def test_block_pointer_matmul(M, N, K, dtype, device):
     rng = np.random.default_rng(3)
     a = rng.standard_normal((M, K)).astype(dtype)
     b = rng.standard_normal((K, N)).astype(dtype)
-    c = aligned((M, N), dtype)
+    c = device.array(aligned((M, N), dtype))
     grid = (triton.cdiv(M, 32) * triton.cdiv(N, 32),)
-    matmul_block_ptr_kernel[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32,
-                                  BLOCK_SIZE_K=16, GROUP_SIZE_M=2)
+    matmul_block_ptr_kernel[grid](device.array(a), device.array(b), c, M, N, K, K, 1, N, 1, N, 1,
+                                  BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2)
     reference = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), reference, rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(device.numpy(c).astype(np.float64), reference, rtol=2e-2, atol=2e-2)
 
 
 def _memory_instructions(ptx: str) -> dict[str, int]:
@@ -381,12 +381,14 @@ def attention_kernel(Q, K, V, Out, n_ctx, sm_scale, stride_qm, stride_kn, stride
     tl.store(o_block, (acc / l_i[:, None]).to(tl.float16), boundary_check=(0,))
 
 
-def test_attention_with_block_pointers():
+def test_attention_with_block_pointers(device):
     n, d = 100, 32
     rng = np.random.default_rng(8)
     q, k, v = (rng.standard_normal((n, d)).astype(np.float16) for _ in range(3))
-    out = np.full((n, d), np.nan, np.float16)
-    attention_kernel[(triton.cdiv(n, 32),)](q, k, v, out, n, 0.2, d, d, d, d, BLOCK_M=32, BLOCK_N=32, HEAD_DIM=d)
+    out = device.array(np.full((n, d), np.nan, np.float16))
+    attention_kernel[(triton.cdiv(n, 32),)](device.array(q), device.array(k), device.array(v), out, n, 0.2,
+                                            d, d, d, d, BLOCK_M=32, BLOCK_N=32, HEAD_DIM=d)
+    out = device.numpy(out)
     scores = q.astype(np.float64) @ k.astype(np.float64).T * 0.2
     weights = np.exp(scores - scores.max(1, keepdims=True))
     reference = weights / weights.sum(1, keepdims=True) @ v.astype(np.float64)
@@ -514,19 +516,19 @@ def descriptor_argument_kernel(src, dst, out_of_bounds):
 
 
 @pytest.mark.parametrize("how", ["from_tensor", "constructor"])
-def test_descriptor_arguments(how):
+def test_descriptor_arguments(how, device):
     M, N = 21, 40
     x = aligned((M, N), np.float16, 0.0)
     x[...] = np.random.default_rng(7).standard_normal((M, N))
-    y = aligned((M, N), np.float32)
+    y = device.array(aligned((M, N), np.float32))
     if how == "from_tensor":
-        src = TensorDescriptor.from_tensor(x, [8, 16])
+        src = TensorDescriptor.from_tensor(device.array(x), [8, 16])
         dst = TensorDescriptor.from_tensor(y, [8, 16])
     else:
-        src = TensorDescriptor(x, [M, N], [N, 1], [8, 16])
+        src = TensorDescriptor(device.array(x), [M, N], [N, 1], [8, 16])
         dst = TensorDescriptor(y, (M, N), (N, 1), (8, 16), padding="zero")
     descriptor_argument_kernel[(triton.cdiv(M, 8), triton.cdiv(N, 16))](src, dst, 1000)
-    np.testing.assert_array_equal(y, x.astype(np.float32))
+    np.testing.assert_array_equal(device.numpy(y), x.astype(np.float32))
 
 
 @triton.jit
