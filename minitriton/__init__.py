@@ -3,8 +3,9 @@ from .version import __version__  # noqa: F401
 from . import language, testing, tools  # noqa: F401,E402
 from .allocation import set_allocator  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
-from .jit import JITFunction, jit  # noqa: F401,E402
+from .jit import JITFunction, KernelInterface, jit  # noqa: F401,E402
 from .autotune import Config, autotune, heuristics  # noqa: F401,E402
+from . import runtime  # noqa: F401,E402
 
 
 def cdiv(x: int, y: int) -> int:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 from . import cache, driver
 from .dtypes import dtype_of_array
 from .errors import LaunchError
-from .jit import JITFunction, interpreting
+from .jit import JITFunction, KernelInterface, interpreting
 from .testing import do_bench
 
 
@@ -38,25 +38,41 @@ class AutotuneError(RuntimeError):
 
 # --8<-- [start:config]
 class Config:
-    """One point of the search: constexpr values for the kernel, and the launch options.
+    """One point of the search: constexpr values for the kernel, and the launch options
+    (`maxnreg`: at most this many registers per thread; `num_ctas` must be 1 to run).
 
     `pre_hook(named_args)` runs before every launch with this config (while timing it, too)."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, pre_hook=None):
+    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1,
+                 maxnreg: int | None = None, pre_hook=None, ir_override=None):
+        if ir_override is not None:
+            raise ValueError(f"Config(ir_override={ir_override!r}): minitriton compiles every config "
+                             f"from the kernel's source and cannot take IR from a file; leave it out")
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        self.ir_override = None
 
     def all_kwargs(self) -> dict[str, Any]:
-        """What a launch with this config passes to the kernel: the constexprs and the options."""
-        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        """What a launch with this config passes to the kernel: the constexprs and the options
+        (num_ctas and maxnreg only where they are not the default, so that a config's name, its
+        `str`, stays what it was for configs that do not set them)."""
+        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.num_ctas != 1:
+            options["num_ctas"] = self.num_ctas
+        if self.maxnreg is not None:
+            options["maxnreg"] = self.maxnreg
+        return {**self.kwargs, **options}
 
     def __str__(self) -> str:
         return ", ".join(f"{name}: {value}" for name, value in self.all_kwargs().items())
 
     def __repr__(self) -> str:
-        return f"Config({self.kwargs!r}, num_warps={self.num_warps}, num_stages={self.num_stages})"
+        options = "".join(f", {name}={value}" for name, value in self.all_kwargs().items() if name not in self.kwargs)
+        return f"Config({self.kwargs!r}{options})"
 # --8<-- [end:config]
 
 
@@ -84,7 +100,7 @@ def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
     return {**bound.arguments, **{k: v for k, v in kwargs.items() if k not in base.arg_names}}
 
 
-class Autotuner:
+class Autotuner(KernelInterface):
     """A kernel launched with the best of several configs, chosen once per tuning key."""
 
     def __init__(self, fn, configs: list[Config], key: list[str], prune_configs_by: dict | None = None,
@@ -121,9 +137,6 @@ class Autotuner:
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is an autotuned kernel: launch it as "
                           f"{self.__name__}[grid](...)")
-
-    def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.run, grid=grid)
 
     # --8<-- [start:run]
     def run(self, *args, grid, **kwargs):
@@ -385,7 +398,7 @@ def _device_array(array):
 
 
 # --8<-- [start:heuristics]
-class Heuristics:
+class Heuristics(KernelInterface):
     """A kernel whose named constexprs (or launch options) are computed from the other arguments."""
 
     def __init__(self, fn, values: dict[str, Callable[[dict], Any]]):
@@ -397,9 +410,6 @@ class Heuristics:
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a kernel: launch it as {self.__name__}[grid](...)")
-
-    def __getitem__(self, grid) -> Callable:
-        return functools.partial(self.run, grid=grid)
 
     def run(self, *args, grid, **kwargs):
         return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))

@@ -32,43 +32,52 @@ class InterpreterBackend:
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         fn = tile_ir()
 
-        def launcher(grid, args):
-            memory, values, copy_back = Memory(), [], []
+        def launcher(grid, args, stream=None):  # the host runs it: no stream to order it on
+            memory, values, copy_back, seen = Memory(), [], [], set()
             for arg, value in zip(fn.args, args):
                 if arg.dtype.is_ptr():
-                    host, done = host_view(value)
-                    values.append(memory.add(host, arg.name))
-                    copy_back.append(done)
+                    host, done, address = host_view(value)
+                    if (address, host.size) not in seen:  # one array given twice is mapped once
+                        seen.add((address, host.size))
+                        memory.add(host, arg.name, address)
+                        copy_back.append(done)
+                    values.append(address)
                 else:
                     values.append(value)
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()
 
-        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
-                              {"num_warps": options.num_warps, "backend": "interpreter"}, launcher)
+        # No registers, spills or shared memory: the host runs each program whole, in numpy.
+        metadata = {**options.recorded(), "backend": "interpreter", "signature": [a.dtype.name for a in fn.args],
+                    "registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0}
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args], metadata,
+                              launcher, arg_names=list(jit_fn.arg_names))
 # --8<-- [end:interpreter_backend]
 
 
-def host_view(array) -> tuple[np.ndarray, callable]:
-    """A writable uint8 view of every byte `array` spans, and what to call when the kernel is done."""
+def host_view(array) -> tuple[np.ndarray, callable, int]:
+    """A uint8 view of every byte `array` spans (read-only if the caller made the array so), what
+    to call when the kernel is done, and the array's address on its device."""
     if hasattr(array, "data_ptr") and hasattr(array, "device"):  # a torch tensor
         if array.device.type != "cpu":
             host = array.detach().cpu()
-            view, _ = host_view(host)
-            return view, lambda: array.copy_(host)
-        return _bytes_at(array.data_ptr(), _extent(array.shape, array.stride(), array.element_size())), \
-            lambda: None
+            view, _, _ = host_view(host)
+            return view, lambda: array.copy_(host), array.data_ptr()
+        extent = _extent(array.shape, array.stride(), array.element_size())
+        return _bytes_at(array.data_ptr(), extent), lambda: None, array.data_ptr()
     if isinstance(array, np.ndarray):
         if any(s < 0 for s in array.strides):
             raise ValueError("arrays with negative strides are not supported; pass a copy")
-        return _bytes_at(array.ctypes.data, _extent(array.shape, [s // array.itemsize for s in array.strides],
-                                                    array.itemsize)), lambda: None
+        view = _bytes_at(array.ctypes.data, _extent(array.shape, [s // array.itemsize for s in array.strides],
+                                                    array.itemsize))
+        view.flags.writeable = bool(array.flags.writeable)
+        return view, lambda: None, array.ctypes.data
     if hasattr(array, "__cuda_array_interface__") and hasattr(array, "numpy"):  # DeviceArray, CuPy
         host = np.ascontiguousarray(array.numpy() if not hasattr(array, "get") else array.get())
-        view, _ = host_view(host)
-        return view, lambda: array.copy_from_host(host) if hasattr(array, "copy_from_host") else \
-            array.set(host)
+        view, _, _ = host_view(host)
+        done = (lambda: array.copy_from_host(host)) if hasattr(array, "copy_from_host") else (lambda: array.set(host))
+        return view, done, array.__cuda_array_interface__["data"][0]
     raise TypeError(f"cannot give the interpreter a {type(array).__name__}")
 
 

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .backends import backend_for
+from .errors import CompilationError  # noqa: F401  (triton.compiler's names: CompiledKernel, CompilationError)
 from .frontend import KernelFunction, generate
 from .ir import Function
 from .kernel import CompiledKernel, Options

@@ -102,14 +102,27 @@ def current_device() -> int:
     cuda = _initialized()
     context = check(cuda.cuCtxGetCurrent(), "cuCtxGetCurrent")
     if context is None or int(context) == 0:
-        ordinal = _preferred_ordinal()
-        if ordinal not in _primary_contexts:
-            device = check(cuda.cuDeviceGet(ordinal), "cuDeviceGet")
-            _primary_contexts[ordinal] = check(cuda.cuDevicePrimaryCtxRetain(device),
-                                               "cuDevicePrimaryCtxRetain")
-        check(cuda.cuCtxSetCurrent(_primary_contexts[ordinal]), "cuCtxSetCurrent")
+        _use_primary_context(_preferred_ordinal())
     return int(check(cuda.cuCtxGetDevice(), "cuCtxGetDevice"))
+
+
+def _use_primary_context(ordinal: int) -> None:
+    cuda = _initialized()
+    if ordinal not in _primary_contexts:
+        device = check(cuda.cuDeviceGet(ordinal), "cuDeviceGet")
+        _primary_contexts[ordinal] = check(cuda.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+    check(cuda.cuCtxSetCurrent(_primary_contexts[ordinal]), "cuCtxSetCurrent")
 # --8<-- [end:context]
+
+
+def set_current_device(ordinal: int) -> None:
+    """Make GPU `ordinal` current on this thread: through torch when torch is here (so both use
+    it), else by making its primary context current."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.cuda.set_device(ordinal)
+    else:
+        _use_primary_context(ordinal)
 
 
 @dataclass(frozen=True)
@@ -125,9 +138,18 @@ class DeviceProperties:
     max_shared_memory_per_block_optin: int  # what it may ask for (the attribute set past 48 KB)
     l2_cache_bytes: int
     warp_size: int
+    max_registers_per_block: int  # 32-bit registers all the threads of one block may share
+    clock_rate_khz: int  # the multiprocessors' peak clock
+    memory_clock_rate_khz: int  # device memory's peak clock
+    memory_bus_width: int  # bits
 
     def __getitem__(self, key: str):
         return getattr(self, key)
+
+    @property
+    def capability(self) -> int:
+        """The compute capability as one number, as Triton writes it: 90 for sm_90."""
+        return int(self.arch[3:])
 
 
 def device_properties(device: int | None = None) -> DeviceProperties:
@@ -156,6 +178,10 @@ def _device_properties(ordinal: int) -> DeviceProperties:
         max_shared_memory_per_block_optin=get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
         l2_cache_bytes=get("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
         warp_size=get("CU_DEVICE_ATTRIBUTE_WARP_SIZE"),
+        max_registers_per_block=get("CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK"),
+        clock_rate_khz=get("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
+        memory_clock_rate_khz=get("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
+        memory_bus_width=get("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
     )
 
 

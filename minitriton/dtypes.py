@@ -24,10 +24,20 @@ class DType:
     """An element type. `name` is Triton's (`fp32`, `int32`, ...); `short` is what the IR prints."""
 
     name: str
-    kind: str  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
-    bits: int
-    short: str
+    kind: str = ""  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
+    bits: int = 0
+    short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
+    const: bool = False  # for pointers: read-only (a parameter annotated tl.const)
+
+    def __post_init__(self):
+        """`DType("int8")`, as `tl.dtype("int8")` is written, is the known type of that name."""
+        if not self.kind:
+            known = SCALAR_DTYPES.get(self.name)
+            if known is None:
+                raise ValueError(f"unknown dtype {self.name!r}; known: {', '.join(SCALAR_DTYPES)}")
+            for field in ("kind", "bits", "short"):
+                object.__setattr__(self, field, getattr(known, field))
 
     def __str__(self) -> str:
         return self.name if self.kind != "ptr" else f"pointer<{self.pointee}>"
@@ -48,6 +58,7 @@ class DType:
     def is_int32(self) -> bool: return self.name == "int32"
     def is_int64(self) -> bool: return self.name == "int64"
     def is_block(self) -> bool: return False
+    def is_const(self) -> bool: return self.const
 
     @property
     def primitive_bitwidth(self) -> int:
@@ -106,8 +117,10 @@ float32 = DType("fp32", "float", 32, "f32")
 float64 = DType("fp64", "float", 64, "f64")
 
 
-def pointer_type(pointee: DType) -> DType:
-    """The type of a pointer to `pointee` in global memory."""
+def pointer_type(pointee: DType, const: bool = False) -> DType:
+    """The type of a pointer to `pointee` in global memory; a `const` one is never written through."""
+    if const:
+        return DType(f"ptr<const {pointee.name}>", "ptr", 64, f"!ptr<const {pointee.short}>", pointee, True)
     return DType(f"ptr<{pointee.name}>", "ptr", 64, f"!ptr<{pointee.short}>", pointee)
 # --8<-- [end:dtype]
 
@@ -164,7 +177,9 @@ _BY_TORCH = {row.torch: row.dtype for row in TABLE}
 def dtype_named(name: str) -> DType:
     """The DType whose `name` this is (`fp32`, `ptr<fp16>`, ...): how cached metadata names types."""
     if name.startswith("ptr<") and name.endswith(">"):
-        return pointer_type(dtype_named(name[4:-1]))
+        pointee = name[4:-1]
+        const = pointee.startswith("const ")
+        return pointer_type(dtype_named(pointee.removeprefix("const ")), const)
     return SCALAR_DTYPES[name]
 
 

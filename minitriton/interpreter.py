@@ -13,7 +13,10 @@ The semantics, which are Triton's:
   unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
-  bf16 are computed in float32 and rounded back. `minimum`/`maximum` propagate NaN, as numpy does.
+  bf16 are computed in float32 and rounded back. `minimum`/`maximum` are IEEE's minNum/maxNum (a NaN
+  operand gives the other one; both NaN give NaN) unless they say `propagate_nan`; so are the
+  `max`/`min` reductions and scans. `shr` of an unsigned type may come from a signed left operand:
+  the frontend then bitcasts around an arithmetic `shr`.
 - `cast`: float -> int truncates toward zero (saturating at the integer's range, NaN -> 0, as the
   GPU's `cvt.rzi` does); int -> float and float -> float round to nearest even; int -> int wraps or
   extends according to the *source's* signedness; anything -> int1 is `!= 0`; int1 -> int is 0/1;
@@ -33,6 +36,7 @@ The semantics, which are Triton's:
 """
 from __future__ import annotations
 
+import ctypes
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -86,6 +90,7 @@ class Allocation:
     name: str
     base: int
     data: np.ndarray  # a uint8 view of the caller's array, so writes land in it
+    writable: bool = True  # False for an array the caller marked read-only
     views: dict = field(default_factory=dict)
 
     @property
@@ -100,38 +105,71 @@ class Allocation:
         return self.views[storage]
 
 
+def _host_mappings() -> list[tuple[int, int, str]]:
+    """This process's mapped address ranges and their permissions ("rw-p"...), from /proc/self/maps."""
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except OSError:  # not Linux: no pointer from an integer is known to be safe
+        return []
+    ranges = []
+    for line in lines:
+        span, perms = line.split()[:2]
+        start, end = (int(x, 16) for x in span.split("-"))
+        ranges.append((start, end, perms))
+    return ranges
+
+
 # --8<-- [start:memory]
 class Memory:
     """Maps the caller's arrays into one address space, so pointers are plain int64 addresses.
 
-    Bases are aligned to 256 bytes and separated by at least 256 unused bytes, so a pointer just
-    past an array (or just before it) falls in no array and is reported, never silently read.
-    The first base is far from 0, so a null pointer is in no array either.
+    Each array sits at the address its kernel argument has on the device: a host array's own
+    address, a GPU array's device address (its bytes copied to the host for the run). So a pointer
+    a kernel reads from memory (a table of `data_ptr()`s) means what it means on the GPU, as long
+    as it points into an array the launch was given. Views of one host buffer that overlap become
+    one region. An address in no array, or misaligned for its type, is an error naming the nearest
+    array; so is a write to an array the caller made read-only.
     """
 
-    ALIGNMENT = 256
-    GUARD = 256
-    FIRST_BASE = 0x10000
-
     def __init__(self):
-        self.allocations: list[Allocation] = []
+        self.allocations: list[Allocation] = []  # sorted by base, disjoint
         self._bases = np.empty(0, np.int64)
         self._sizes = np.empty(0, np.int64)
-        self._next_base = self.FIRST_BASE
+        self.host_pointers = False  # set for a kernel that makes pointers from integers
 
-    def add(self, buffer: np.ndarray, name: str) -> int:
-        """Map `buffer` (any dtype, contiguous) and return its base address."""
+    def add(self, buffer: np.ndarray, name: str, address: int | None = None) -> int:
+        """Map `buffer` (any dtype, contiguous) at `address` (by default where it lies in host
+        memory) and return that address."""
         if not (buffer.flags.c_contiguous or buffer.flags.f_contiguous):
             raise LaunchError(f"argument {name!r}: the interpreter needs a contiguous array; "
                               f"pass np.ascontiguousarray(...) instead of a strided view")
         data = buffer.reshape(-1, order="A").view(np.uint8)
-        base = self._next_base
-        self.allocations.append(Allocation(name, base, data))
-        self._bases = np.append(self._bases, base)
-        self._sizes = np.append(self._sizes, data.size)
-        end_with_guard = base + data.size + self.GUARD
-        self._next_base = -(-end_with_guard // self.ALIGNMENT) * self.ALIGNMENT
+        base = buffer.ctypes.data if address is None else address
+        new = Allocation(name, base, data, writable=bool(buffer.flags.writeable))
+        overlapping = [a for a in self.allocations if a.base < new.end and new.base < a.end]
+        if overlapping:
+            new = self._merged(overlapping + [new])
+        kept = [a for a in self.allocations if a not in overlapping] + [new]
+        self.allocations = sorted(kept, key=lambda a: a.base)
+        self._bases = np.array([a.base for a in self.allocations], np.int64)
+        self._sizes = np.array([a.data.size for a in self.allocations], np.int64)
         return base
+
+    @staticmethod
+    def _merged(parts: list[Allocation]) -> Allocation:
+        """One region for arrays whose bytes overlap: views of one host buffer, or one array given twice."""
+        first, end = min(a.base for a in parts), max(a.end for a in parts)
+        if all(a.base == parts[0].base and a.end == parts[0].end for a in parts):  # one array, given again
+            return Allocation("/".join(dict.fromkeys(a.name for a in parts)), first, parts[0].data,
+                              writable=all(a.writable for a in parts))
+        if any(a.data.ctypes.data != a.base for a in parts):
+            names = " and ".join(a.name for a in parts)
+            raise LaunchError(f"arguments {names} overlap on the device but are different arrays, and the "
+                              "interpreter copies each to the host on its own: pass arrays that do not overlap")
+        union = np.ctypeslib.as_array((ctypes.c_uint8 * (end - first)).from_address(first))
+        return Allocation("/".join(dict.fromkeys(a.name for a in parts)), first, union,
+                          writable=all(a.writable for a in parts))
 
     def load(self, addresses, mask, dtype: ir.DType, loc: Loc | None) -> np.ndarray:
         """The values at `addresses` (0 where `mask` is false)."""
@@ -143,7 +181,7 @@ class Memory:
 
     def store(self, addresses, values, mask, dtype: ir.DType, loc: Loc | None) -> None:
         values = np.broadcast_to(values, np.shape(addresses)).reshape(-1)
-        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc):
+        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc, writes=True):
             stored[index] = _encode(values[lanes], dtype)
 
     def atomic(self, kind: str, addresses, values, mask, dtype: ir.DType, loc: Loc | None):
@@ -167,7 +205,7 @@ class Memory:
     def _read_modify_write(self, verb, addresses, mask, dtype, loc, update) -> np.ndarray:
         shape = np.shape(addresses)
         old = np.zeros(int(np.prod(shape)), dtype.np)
-        for lanes, stored, index in self._resolve(verb, addresses, mask, dtype, loc):
+        for lanes, stored, index in self._resolve(verb, addresses, mask, dtype, loc, writes=True):
             # Lanes run one after another in element order. Each round applies, vectorized, the
             # first waiting lane of every address, so lanes sharing an address all take effect.
             waiting = np.arange(lanes.size)
@@ -180,10 +218,11 @@ class Memory:
                 waiting = np.delete(waiting, first)
         return old.reshape(shape)
 
-    def _resolve(self, verb: str, addresses, mask, dtype: ir.DType, loc: Loc | None):
+    def _resolve(self, verb: str, addresses, mask, dtype: ir.DType, loc: Loc | None, writes: bool = False):
         """Group the active lanes by the array they fall in: [(lanes, typed array, element index)].
 
-        Raises an InterpreterError if an active lane is outside every array or misaligned.
+        Raises an InterpreterError if an active lane is outside every array or misaligned, or
+        `writes` to an array the caller made read-only.
         """
         shape = np.shape(addresses)
         flat = np.asarray(addresses, np.int64).reshape(-1)
@@ -192,22 +231,49 @@ class Memory:
         size = dtype.storage.itemsize
         if lanes.size == 0:
             return []
-        if not self.allocations:
-            raise self._fault(verb, int(address[0]), int(lanes[0]), lanes.size, shape, dtype, loc)
         which = np.searchsorted(self._bases, address, side="right") - 1  # the array at or below
-        offset = address - self._bases[which]
-        bad = (which < 0) | (offset + size > self._sizes[which]) | (address % size != 0)
+        offset = address - self._bases[np.maximum(which, 0)] if self.allocations else address
+        outside = (which < 0) | (offset + size > self._sizes[np.maximum(which, 0)]) if self.allocations \
+            else np.ones(lanes.size, bool)
+        bad = outside | (address % size != 0)
+        groups = []
+        if bad.any() and self.host_pointers:  # pointers made from integers may point anywhere on the host
+            host = outside & (address % size == 0)
+            groups, found = self._host_groups(verb, lanes[host], address[host], dtype, loc, writes)
+            bad[np.flatnonzero(host)[found]] = False
         if bad.any():
             first = int(np.argmax(bad))
             raise self._fault(verb, int(address[first]), int(lanes[first]), int(bad.sum()), shape,
                               dtype, loc)
-        arrays = which[:1] if (which == which[0]).all() else np.unique(which)
-        groups = []
+        inside = ~outside
+        lanes, which, offset = lanes[inside], which[inside], offset[inside]
+        arrays = np.unique(which) if lanes.size else []
         for w in arrays:
             alloc = self.allocations[w]
+            if writes and not alloc.writable:
+                raise InterpreterError(loc, f"{verb} {alloc.name}, which the caller made read-only",
+                                       "pass a writable array, or do not write through this pointer "
+                                       "(annotate the parameter tl.const to have the compiler check it)")
             chosen = which == w
             groups.append((lanes[chosen], alloc.view(dtype.storage), offset[chosen] // size))
         return groups
+
+    def _host_groups(self, verb, lanes, address, dtype, loc, writes):
+        """Lanes whose address lies in memory this process has mapped (readable, and writable if
+        `writes`), grouped by mapping as `_resolve` groups them, and which lanes were found. The
+        bounds come from /proc/self/maps, so no address can crash the interpreter."""
+        size = dtype.storage.itemsize
+        groups, found = [], np.zeros(lanes.size, bool)
+        for start, end, perms in _host_mappings():
+            here = (address >= start) & (address + size <= end) & ~found
+            if not here.any() or "r" not in perms or writes and "w" not in perms:
+                continue
+            low, high = int(address[here].min()), int(address[here].max()) + size
+            view = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
+            region = Allocation(f"host memory at {low:#x}", low, view, writable="w" in perms)
+            groups.append((lanes[here], region.view(dtype.storage), (address[here] - low) // size))
+            found |= here
+        return groups, found
 
     def _fault(self, verb, address, lane, count, shape, dtype, loc) -> InterpreterError:
         """An error for people: which array the address is near, and which element it would be."""
@@ -263,6 +329,12 @@ def _elementwise(fn: Callable) -> Callable:
     return lambda program, op, *xs: _as(op.result.dtype, fn(*map(_widen, xs)))
 
 
+def _minmax(ignoring_nan: Callable, propagating_nan: Callable) -> Callable:
+    """IEEE's minNum/maxNum (a NaN loses) unless the op says `propagate_nan`."""
+    return lambda program, op, a, b: _as(op.result.dtype, (
+        propagating_nan if op.attrs.get("propagate_nan") else ignoring_nan)(_widen(a), _widen(b)))
+
+
 def _div(a, b):
     if a.dtype.kind in "iu":
         return (a - np.fmod(a, b)) // b  # an exact division, so floor is truncation: C's quotient
@@ -291,7 +363,21 @@ def _cast(program, op, x):
     source, target = op.operands[0].dtype, op.result.dtype
     if source.is_floating() and target.is_int() and not target.is_bool():
         return _float_to_int(x, target)
+    if op.attrs.get("rounding") == "rtz":
+        return _toward_zero(x, target)
     return _as(target, x)
+
+
+def _toward_zero(x, target: ir.DType):
+    """A float narrowed with rounding toward zero: to nearest, then one step back toward zero
+    wherever that went past `x` in magnitude (an overflow to infinity comes back to the largest
+    finite value)."""
+    wide = np.asarray(x, np.float64)
+    nearest = _as(target, x)
+    past = np.abs(np.asarray(nearest, np.float64)) > np.abs(wide)
+    bits = _bits(nearest, target)
+    back = _from_bits((bits - past.astype(bits.dtype)).astype(bits.dtype), target)  # magnitude - 1 ulp
+    return _as(target, np.where(past, back, nearest))
 
 
 def _addptr(program, op, pointer, offset):
@@ -299,13 +385,13 @@ def _addptr(program, op, pointer, offset):
 
 
 REDUCERS: dict[str, Callable] = {
-    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.maximum.reduce,
-    "min": np.minimum.reduce, "argmax": np.argmax, "argmin": np.argmin,
+    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.fmax.reduce,
+    "min": np.fmin.reduce, "argmax": np.argmax, "argmin": np.argmin,
     "xor": np.bitwise_xor.reduce, "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
 }
 SCANS: dict[str, Callable] = {
     "sum": np.add.accumulate, "prod": np.multiply.accumulate,
-    "max": np.maximum.accumulate, "min": np.minimum.accumulate,
+    "max": np.fmax.accumulate, "min": np.fmin.accumulate,
 }
 
 
@@ -446,7 +532,7 @@ RULES: dict[str, Callable] = {
     # elementwise arithmetic
     "add": _elementwise(np.add), "sub": _elementwise(np.subtract),
     "mul": _elementwise(np.multiply), "div": _elementwise(_div), "rem": _elementwise(np.fmod),
-    "minimum": _elementwise(np.minimum), "maximum": _elementwise(np.maximum),
+    "minimum": _minmax(np.fmin, np.minimum), "maximum": _minmax(np.fmax, np.maximum),
     "neg": _elementwise(np.negative), "abs": _elementwise(np.abs),
     "and": _elementwise(np.bitwise_and), "or": _elementwise(np.bitwise_or),
     "xor": _elementwise(np.bitwise_xor), "not": _elementwise(np.invert),
@@ -523,6 +609,8 @@ def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: M
     if len(args) != len(fn.args):
         raise LaunchError(f"{fn.name} takes {len(fn.args)} arguments, got {len(args)}")
     values = {id(param): _argument(param, value) for param, value in zip(fn.args, args)}
+    memory.host_pointers = any(op.name in ("cast", "bitcast") and op.result.dtype.is_ptr() and
+                               not op.operands[0].dtype.is_ptr() for op in fn.walk())
     grid = tuple(grid) + (1,) * (3 - len(grid))
     with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on a GPU
         for z in range(grid[2]):

@@ -13,35 +13,52 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import replace
 from typing import Any, Callable
 
 from . import compiler, launcher
 from .dtypes import DType
 from .errors import CompilationError, LaunchError
 from .frontend import KernelFunction
-from .kernel import Options
+from .kernel import Options, grid3
 from .language.core import constexpr_value
 from .specialize import MISSING, launch_key, plain_key, runtime_values, specialize
 
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
 _ENVIRON = getattr(os.environ, "_data", None)
-_INTERPRET = "MINITRITON_INTERPRET"
-_INTERPRET_KEY = os.environ.encodekey(_INTERPRET) if _ENVIRON is not None else _INTERPRET
+_INTERPRET = ("MINITRITON_INTERPRET", "TRITON_INTERPRET")  # the C binder reads them too
+_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k for k in _INTERPRET)
 _OFF = (None, "", "0", b"", b"0")
 
 
 def interpreting() -> bool:
-    """MINITRITON_INTERPRET=1 runs kernels in the numpy interpreter; read at every launch."""
-    return (_ENVIRON if _ENVIRON is not None else os.environ).get(_INTERPRET_KEY) not in _OFF
+    """MINITRITON_INTERPRET=1 (or Triton's TRITON_INTERPRET=1, when ours is not set) runs kernels in
+    the numpy interpreter; read at every launch."""
+    environ = _ENVIRON if _ENVIRON is not None else os.environ
+    ours = environ.get(_KEYS[0])
+    return (ours if ours is not None else environ.get(_KEYS[1])) not in _OFF
 
 
-# What a launch may say besides the arguments, and the defaults. num_ctas is Triton's (thread block
-# clusters); it is accepted so that launches written for Triton run, and must be 1.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1}
+# --8<-- [start:launch-options]
+# What a launch may say besides the arguments, and the defaults: Triton's launch options (the
+# fields of `kernel.Options`). Each is part of the launch key, so two launches that differ in one
+# never share a compiled kernel. num_ctas (thread block clusters) is accepted so that launches
+# written for Triton run, and must be 1.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None,
+                  "launch_cooperative_grid": False, "launch_pdl": False}
+# --8<-- [end:launch-options]
 
 
-class JITFunction(KernelFunction):
+class KernelInterface:
+    """What every launchable kernel is (Triton's name for it): `kernel[grid](*args)` is
+    `kernel.run(*args, grid=grid)`. JITFunction, and autotune's and heuristics' wrappers, are ones."""
+
+    def __getitem__(self, grid) -> Callable:
+        return functools.partial(self.run, grid=grid)
+
+
+class JITFunction(KernelFunction, KernelInterface):
     """A kernel (or a helper that kernels call): the Python function, parsed once, compiled per key."""
 
     def __init__(self, fn: Callable, do_not_specialize=(), debug=None, noinline=False):
@@ -65,10 +82,10 @@ class JITFunction(KernelFunction):
     def run_slow(self, *args, grid, **kwargs):
         """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`:
         the interpreter's way, and the way of any call the fast path does not take."""
-        num_warps, num_stages = self.options(kwargs)
+        options = self.options(kwargs)
         bound = self.bind(args, kwargs)
         try:
-            kernel = self.kernel_for(bound, num_warps, num_stages, target=None)
+            kernel = self.kernel_for(bound, options, target=None)
         except CompilationError as e:
             raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
         if callable(grid):
@@ -92,22 +109,22 @@ class JITFunction(KernelFunction):
         self._binder = launcher.compiled_launcher()[0].Binder(
             fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
             tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
-            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, _INTERPRET)
+            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *_INTERPRET)
         return self._binder
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""
-        num_warps, num_stages = self.options(kwargs)
-        return self.kernel_for(self.bind(args, kwargs), num_warps, num_stages, target)
+        options = self.options(kwargs)  # first: it takes the options out of kwargs
+        return self.kernel_for(self.bind(args, kwargs), options, target)
 
-    def options(self, kwargs: dict) -> tuple[int, int]:
-        """The launch options (LAUNCH_OPTIONS), which are also constexprs if the kernel names them."""
-        take = lambda name: kwargs.get(name, LAUNCH_OPTIONS[name]) if name in self.arg_names \
-            else kwargs.pop(name, LAUNCH_OPTIONS[name])
-        num_ctas = take("num_ctas")
-        if num_ctas != 1 and "num_ctas" not in self.arg_names:
-            _one_cta(num_ctas)
-        return take("num_warps"), take("num_stages")
+    def options(self, kwargs: dict) -> Options:
+        """The launch options (LAUNCH_OPTIONS) taken out of `kwargs`, checked; an option the kernel
+        also has as a parameter (a constexpr named `num_stages`, say) is left in `kwargs` too."""
+        chosen = {name: kwargs.get(name, default) if name in self.arg_names else kwargs.pop(name, default)
+                  for name, default in LAUNCH_OPTIONS.items()}
+        if chosen["num_ctas"] != 1 and "num_ctas" not in self.arg_names:
+            _one_cta(chosen["num_ctas"])
+        return launch_options(**chosen)
 
     def bind(self, args, kwargs) -> dict[str, Any]:
         try:
@@ -118,9 +135,7 @@ class JITFunction(KernelFunction):
         bound.apply_defaults()
         return bound.arguments
 
-    def kernel_for(self, bound: dict, num_warps: int, num_stages: int, target: str | None):
-        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
-            raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
+    def kernel_for(self, bound: dict, options: Options, target: str | None):
         backend = "interpreter" if interpreting() and target is None else (target or "cuda")
         specs, constexprs = [], []
         for name, value in bound.items():
@@ -132,10 +147,10 @@ class JITFunction(KernelFunction):
                 constexprs.append((name, _hashable(value)))
             else:
                 specs.append((name, specialize(name, value, specialized=name not in self.do_not_specialize)))
-        key = (tuple(specs), tuple(constexprs), num_warps, num_stages, backend)
+        options = replace(options, target=backend)
+        key = (tuple(specs), tuple(constexprs), options)
         kernel = self.cache.get(key)
         if kernel is None:
-            options = Options(num_warps=num_warps, num_stages=num_stages, target=backend)
             try:
                 kernel = compiler.compile(self, dict(specs), dict(constexprs), options)
             except CompilationError as e:
@@ -214,7 +229,7 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
                                      [values[position[n]] for n in compiled.runtime_args])
         if prepared is not None:  # the interpreter has none
             table[key] = (compiled, prepared.launch)
-            if fast is not None:
+            if fast is not None and not prepared.attributes:  # launch.c calls cuLaunchKernel only
                 fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
                          prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
                          prepared.failure)
@@ -244,25 +259,32 @@ launcher.when_launcher_loads(_install_compiled_subscript)
 
 
 def _one_cta(num_ctas) -> None:
-    raise LaunchError(f"num_ctas={num_ctas!r}: minitriton launches one thread block per program (num_ctas=1)")
+    raise LaunchError(f"num_ctas={num_ctas!r}: minitriton launches one thread block per program "
+                      "(thread block clusters are not supported); leave num_ctas out or pass 1")
+
+
+def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
+                   launch_pdl=False) -> Options:
+    """The launch options, checked, as the compiler takes them (the target is the JIT's to fill)."""
+    if not _whole(num_warps) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
+        raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
+    if not _whole(num_stages) or num_stages < 0:
+        raise LaunchError(f"num_stages must be an int (0 or 1: no pipelining), got {num_stages!r}")
+    if maxnreg is not None and (not _whole(maxnreg) or maxnreg < 1):
+        raise LaunchError(f"maxnreg must be a positive int (registers per thread) or None, got {maxnreg!r}")
+    return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
+                   maxnreg=None if maxnreg is None else int(maxnreg),
+                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _hashable(value):
     if isinstance(value, list):
         return tuple(value)
     return constexpr_value(value)
-
-
-def grid3(grid) -> tuple[int, int, int]:
-    """`grid` as (x, y, z): an int, or 1 to 3 non-negative ints (the common `(n,)` first)."""
-    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and grid[0] >= 0:
-        return (grid[0], 1, 1)
-    if isinstance(grid, int):
-        grid = (grid,)
-    grid = tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
-        raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {grid}")
-    return grid + (1,) * (3 - len(grid))
 
 
 # --8<-- [start:jit]

@@ -1,35 +1,166 @@
 """What a compile is asked for and what it gives: `Options` in, a `CompiledKernel` out.
 
-Plain data between the JIT, the compiler and the backends. A `CompiledKernel` holds one
-specialization of a kernel: the text (or bytes) of every stage it went through, in `asm`, the
-names of the parameters it is launched with, what the backend recorded about it, and the
-backend's `launcher`. Chapter: 01-introduction.
+Plain data between the JIT, the compiler and the backends. `Options` are the launch options a
+kernel is compiled and launched with. A `CompiledKernel` holds one specialization of a kernel:
+the text (or bytes) of every stage it went through, in `asm`, the names of the parameters it is
+launched with, its `KernelMetadata`, and the backend's `launcher`, made (the module loaded) the
+first time it is needed. It answers what Triton's compiled kernel answers (`n_regs`, `n_spills`,
+`metadata.shared`, `_init_handles()`, `kernel[grid](*args)`), so host code written for Triton,
+such as the occupancy arithmetic of Triton's softmax tutorial, runs on it.
+Chapter: 01-introduction (the kernel a launch returns), 09-ptx-driver-cache (handles, registers).
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+from . import specialize
+from .errors import LaunchError
+
+WARP_SIZE = 32
+
+
+# --8<-- [start:options]
+@dataclass(frozen=True)
+class Options:
+    """How a kernel is compiled and launched: Triton's launch options, and where it runs."""
+
+    num_warps: int = 4  # threads per program = 32 * num_warps
+    num_stages: int = 3  # how far ahead a loop's loads are issued (software pipelining)
+    num_ctas: int = 1  # thread blocks per program (Triton's clusters); minitriton launches one
+    maxnreg: int | None = None  # at most this many registers per thread (PTX .maxnreg)
+    launch_cooperative_grid: bool = False  # every program resident at once (cooperative launch)
+    launch_pdl: bool = False  # may start before the previous kernel on the stream ends (PDL)
+    target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
+
+    def recorded(self) -> dict[str, Any]:
+        """The options a compiled kernel's metadata records (all but the target)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "target"}
+# --8<-- [end:options]
 
 
 @dataclass(frozen=True)
-class Options:
+class GPUTarget:
+    """What a kernel is compiled for, as Triton names it: `GPUTarget("cuda", 90, 32)`."""
+
+    backend: str
+    arch: int | str  # the compute capability as one number (90 for sm_90)
+    warp_size: int
+
+
+# --8<-- [start:metadata]
+@dataclass(frozen=True)
+class KernelMetadata(Mapping):
+    """What the compiler recorded about one compiled kernel. Read a field as an attribute
+    (`metadata.num_warps`, Triton's way) or as an item (`metadata["shared_bytes"]`); Triton's
+    own names `shared`, `target` and `warp_size` are attributes too. What a backend does not know
+    (the interpreter's registers, or a kernel compiled without ptxas) is None."""
+
+    name: str
+    backend: str = "cuda"  # "cuda" or "interpreter"
+    arch: str | None = None  # the arch the code is for ("sm_90a"); None in the interpreter
+    runtime_args: tuple[str, ...] = ()  # the parameters passed at launch, in order
+    signature: tuple[str, ...] = ()  # the dtype of each of them ("ptr<fp32>", "int32", ...)
     num_warps: int = 4
     num_stages: int = 3
-    target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
+    num_ctas: int = 1
+    maxnreg: int | None = None  # the register limit asked for, or None
+    launch_cooperative_grid: bool = False
+    launch_pdl: bool = False
+    shared_bytes: int = 0  # dynamic shared memory per program
+    registers: int | None = None  # per thread, as ptxas reports it
+    spill_stores: int | None = None  # bytes per thread stored to local memory for lack of registers
+    spill_loads: int | None = None
+    stack_frame: int | None = None  # local memory per thread: spills and the stack
+
+    def __post_init__(self):
+        for name in ("runtime_args", "signature"):  # lists when read back from the disk cache
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    @property
+    def shared(self) -> int:
+        """Triton's name for `shared_bytes`."""
+        return self.shared_bytes
+
+    @property
+    def warp_size(self) -> int:
+        return WARP_SIZE
+
+    @property
+    def target(self) -> GPUTarget | None:
+        """The arch as Triton's GPUTarget (None in the interpreter)."""
+        if self.arch is None:
+            return None
+        return GPUTarget("cuda", int(self.arch[3:].rstrip("a")), WARP_SIZE)
+
+    def replace(self, **changes) -> KernelMetadata:
+        return dataclasses.replace(self, **changes)
+
+    def __getitem__(self, key: str):
+        if key not in _METADATA_FIELDS:
+            raise KeyError(f"{key!r}: compiled kernels' metadata has {', '.join(_METADATA_FIELDS)}")
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(_METADATA_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_METADATA_FIELDS)
+# --8<-- [end:metadata]
+
+
+_METADATA_FIELDS = tuple(f.name for f in dataclasses.fields(KernelMetadata))
+
+
+def grid3(grid) -> tuple[int, int, int]:
+    """`grid` as (x, y, z): an int, or 1 to 3 non-negative ints (the common `(n,)` first)."""
+    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and grid[0] >= 0:
+        return (grid[0], 1, 1)
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
+        raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {grid}")
+    return grid + (1,) * (3 - len(grid))
 
 
 @dataclass
 class CompiledKernel:
-    """One specialization of a kernel, compiled: its stages' text and a way to launch it."""
+    """One specialization of a kernel, compiled: its stages' text and a way to launch it.
+
+    `launcher(grid, args)` (or `(grid, args, stream)`) runs it; a backend that loads code onto a
+    device gives a `loader` instead, which makes the launcher the first time one is needed
+    (`_init_handles`, as Triton's compiled kernels load lazily)."""
 
     name: str
     asm: dict[str, Any]
     runtime_args: list[str]  # the parameters passed at launch, in order
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: KernelMetadata | dict | None = None
     launcher: Any = None
+    loader: Callable[[], Any] | None = None
+    arg_names: list[str] = field(default_factory=list)  # every parameter, constexprs included
 
-    def launch(self, grid: tuple[int, int, int], args: list) -> None:
-        self.launcher(grid, args)
+    def __post_init__(self):
+        if not isinstance(self.metadata, KernelMetadata):
+            self.metadata = KernelMetadata(**{"name": self.name, "runtime_args": tuple(self.runtime_args),
+                                              **(self.metadata or {})})
+
+    # --8<-- [start:init-handles]
+    def _init_handles(self) -> None:
+        """Load the kernel onto the current GPU unless it is loaded (Triton's name for this)."""
+        if self.launcher is None and self.loader is not None:
+            self.launcher = self.loader()
+
+    def launch(self, grid: tuple[int, int, int], args: list, stream: int | None = None) -> None:
+        if self.launcher is None:
+            self._init_handles()
+        if stream is None:
+            self.launcher(grid, args)
+        else:
+            self.launcher(grid, args, stream)
+    # --8<-- [end:init-handles]
 
     def prepared(self, positions: list[int], args: list) -> Any:
         """The JIT's fast path for one key (a `launcher.Prepared`): `.launch(grid, *values)`, `values`
@@ -39,5 +170,57 @@ class CompiledKernel:
         prepare = getattr(self.launcher, "prepared", None)
         return prepare(positions, args) if prepare is not None else None
 
+    # --8<-- [start:subscript]
     def __getitem__(self, grid):
-        return lambda *args: self.launch(grid, list(args))
+        """`compiled[grid](*args, stream=None)`, as Triton's: `args` are the runtime arguments, or
+        every argument the kernel takes (constexprs included, and left out here)."""
+        grid = grid3(grid)
+        return lambda *args, stream=None: self.launch(grid, self.runtime_values(args), stream)
+
+    def runtime_values(self, args: tuple) -> list:
+        if len(args) == len(self.runtime_args):
+            return list(args)
+        if self.arg_names and len(args) == len(self.arg_names):
+            return specialize.runtime_values(dict(zip(self.arg_names, args)), self.runtime_args)
+        every = f" or all {len(self.arg_names)} ({', '.join(self.arg_names)})" if self.arg_names else ""
+        raise LaunchError(f"compiled kernel {self.name} takes its {len(self.runtime_args)} runtime "
+                          f"arguments ({', '.join(self.runtime_args)}){every}; got {len(args)}")
+    # --8<-- [end:subscript]
+
+    # --8<-- [start:handles]
+    # Triton's names for what the driver reports once the kernel is loaded; before that (or
+    # without a GPU) what ptxas reported, and 0 where nothing is known (the interpreter).
+    @property
+    def n_regs(self) -> int:
+        """Registers per thread."""
+        loaded = self._loaded()
+        return loaded.num_regs if loaded is not None else self.metadata.registers or 0
+
+    @property
+    def n_spills(self) -> int:
+        """Local memory per thread in 4-byte words (spilled registers), as Triton counts them."""
+        loaded = self._loaded()
+        return (loaded.local_bytes if loaded is not None else self.metadata.stack_frame or 0) // 4
+
+    @property
+    def n_max_threads(self) -> int:
+        """The most threads a program of this kernel may have."""
+        loaded = self._loaded()
+        return loaded.max_threads_per_block if loaded is not None else self.metadata.num_warps * WARP_SIZE
+
+    @property
+    def module(self) -> int | None:
+        """The CUmodule handle (an int), once loaded; None in the interpreter."""
+        loaded = self._loaded()
+        return int(loaded.module) if loaded is not None else None
+
+    @property
+    def function(self) -> int | None:
+        """The CUfunction handle (an int), once loaded; None in the interpreter."""
+        loaded = self._loaded()
+        return int(loaded.function) if loaded is not None else None
+
+    def _loaded(self):
+        """The driver's loaded kernel (`driver.Kernel`) behind the launcher, if there is one."""
+        return getattr(self.launcher, "module", None)
+    # --8<-- [end:handles]

@@ -506,12 +506,13 @@ static PyTypeObject FastPathType = {
 
 /* -------------------------------------------------------------------------- the binder, in C */
 
-/* Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, interpret):
+/* Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, interpret, also):
  * `binder(grid, *args, **kwargs)` for one @jit function. It binds the call to the kernel's parameters
  * (names, each with its default or `missing`) and launch options as the Python binder does,
  * and calls the fast path with the constants (the constexprs in order, then the options) and the
  * runtime values. Anything else (a callable grid, a missing or unknown argument, the interpreter
- * switched on in `interpret`, a key not seen yet) goes to `fallback`, the Python binder. */
+ * switched on in the environment variable `interpret`, or in `also` when `interpret` is unset, as
+ * jit.interpreting() reads them; a key not seen yet) goes to `fallback`, the Python binder. */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -519,11 +520,13 @@ typedef struct {
     PyObject *names, *defaults, *missing, *fallback; /* names: the parameters, then the options */
     Py_ssize_t nparams, nnames;
     char constexpr[MAX_ARGS];
-    char *interpret;
+    char *interpret, *also;
 } Binder;
 
 static int interpreting(Binder *b) {
     const char *v = getenv(b->interpret);
+    if (v == NULL)
+        v = getenv(b->also);
     return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
@@ -589,10 +592,10 @@ fallback:
 
 static PyObject *binder_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwargs)) {
     PyObject *fast, *names, *constexpr, *defaults, *options, *option_defaults, *missing, *fallback;
-    const char *interpret;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OOs", &FastPathType, &fast, &PyTuple_Type, &names, &PyTuple_Type,
+    const char *interpret, *also;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OOss", &FastPathType, &fast, &PyTuple_Type, &names, &PyTuple_Type,
                           &constexpr, &PyTuple_Type, &defaults, &PyTuple_Type, &options, &PyTuple_Type,
-                          &option_defaults, &missing, &fallback, &interpret))
+                          &option_defaults, &missing, &fallback, &interpret, &also))
         return NULL;
     Py_ssize_t nparams = PyTuple_GET_SIZE(names), noptions = PyTuple_GET_SIZE(options);
     if (nparams > MAX_ARGS || noptions > MAX_ARGS || PyTuple_GET_SIZE(constexpr) != nparams ||
@@ -607,6 +610,7 @@ static PyObject *binder_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNU
     self->names = PySequence_Concat(names, options);
     self->defaults = PySequence_Concat(defaults, option_defaults);
     self->interpret = PyMem_Malloc(strlen(interpret) + 1);
+    self->also = PyMem_Malloc(strlen(also) + 1);
     Py_INCREF(fast); Py_INCREF(missing); Py_INCREF(fallback);
     self->fast = (FastPath *)fast, self->missing = missing, self->fallback = fallback;
     self->nparams = nparams, self->nnames = nparams + noptions;
@@ -615,11 +619,12 @@ static PyObject *binder_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNU
         self->constexpr[i] = PyObject_IsTrue(PyTuple_GET_ITEM(constexpr, i)) == 1;
         nruntime += !self->constexpr[i];
     }
-    if (self->names == NULL || self->defaults == NULL || self->interpret == NULL) {
+    if (self->names == NULL || self->defaults == NULL || self->interpret == NULL || self->also == NULL) {
         Py_DECREF(self);
         return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
     strcpy(self->interpret, interpret);
+    strcpy(self->also, also);
     if (nruntime != self->fast->nargs) {
         Py_DECREF(self);
         PyErr_SetString(PyExc_ValueError, "the fast path takes another number of runtime arguments");
@@ -635,6 +640,7 @@ static void binder_dealloc(Binder *self) {
     Py_XDECREF(self->missing);
     Py_XDECREF(self->fallback);
     PyMem_Free(self->interpret);
+    PyMem_Free(self->also);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -713,7 +719,7 @@ static PyTypeObject BinderType = {
     .tp_members = binder_members,
     .tp_as_mapping = &binder_mapping,
     .tp_doc = "Binder(fast, names, constexpr, defaults, options, option_defaults, missing, fallback, "
-              "interpret): binder(grid, *args, **kwargs) of one @jit function, in C",
+              "interpret, also): binder(grid, *args, **kwargs) of one @jit function, in C",
 };
 
 /* -------------------------------------------------------------------------- kernel[grid], in C */

@@ -60,14 +60,53 @@ def _convert(slot: str, value):
 
 _PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError)
 
+# --8<-- [start:attributes]
+# The launch options that are launch attributes (`kernel.Options`): the driver's attribute for each,
+# and the field of its value that turns it on. A launch with any of them goes through
+# cuLaunchKernelEx, which takes them in its CUlaunchConfig; every other launch, cuLaunchKernel.
+LAUNCH_ATTRIBUTES = {
+    # every program of the grid resident at once, so programs may wait for each other
+    "launch_cooperative_grid": ("CU_LAUNCH_ATTRIBUTE_COOPERATIVE", "cooperative"),
+    # programmatic dependent launch: the kernel may start while the one before it on the stream
+    # finishes, and waits for it where it says so (griddepcontrol.wait)
+    "launch_pdl": ("CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION",
+                   "programmaticStreamSerializationAllowed"),
+}
+
+
+def launch_config(attributes: tuple[str, ...]) -> Callable:
+    """`configure(grid, block_x, shared_bytes, stream)`, which fills in and returns one
+    CUlaunchConfig, made once with the attributes named (keys of LAUNCH_ATTRIBUTES) turned on.
+    One config serves every launch: the launch holds its lock while it fills and uses it."""
+    cuda = _cuda()
+    chosen = []
+    for option in attributes:
+        name, field = LAUNCH_ATTRIBUTES[option]
+        attribute = cuda.CUlaunchAttribute()
+        attribute.id = getattr(cuda.CUlaunchAttributeID, name)
+        setattr(attribute.value, field, 1)
+        chosen.append(attribute)
+    config = cuda.CUlaunchConfig()
+    config.attrs, config.numAttrs = chosen, len(chosen)
+    config.blockDimY = config.blockDimZ = 1
+
+    def configure(grid, block_x: int, shared_bytes: int, stream: int):
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid
+        config.blockDimX, config.sharedMemBytes, config.hStream = block_x, shared_bytes, stream
+        return config
+
+    return configure
+# --8<-- [end:attributes]
+
 
 # --8<-- [start:binder]
 @functools.lru_cache(maxsize=None)
-def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
+def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False) -> tuple[str, Any]:
     """The source of `launch` for one signature, and its compiled code. Each argument becomes one
     expression in a single `pack_into` call; pointers that are already ints skip the conversion.
     `bound`: the block size and shared bytes are the namespace's, the stream comes from calling
-    `stream_of`, and an empty grid launches nothing (the JIT's fast path, one per launch key)."""
+    `stream_of`, and an empty grid launches nothing (the JIT's fast path, one per launch key).
+    `extended`: the launch has attributes, and goes through cuLaunchKernelEx."""
     names = [f"a{i}" for i in range(len(slots))]
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_parameter({a})" if slot == "bf16" else a
@@ -91,8 +130,10 @@ def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
         f"            _pack(_storage, 0, {', '.join(converted)})\n"
         "        except _PACK_ERRORS:\n"
         f"            raise _bad_arguments({values}) from None\n"
-        f"        err, = _cuLaunchKernel(_function, grid[0], grid[1], grid[2], {block_x}, 1, 1,\n"
-        f"                               {shared_bytes}, {stream}, _params, 0)\n"
+        + (f"        err, = _cuLaunchKernelEx(_configure(grid, {block_x}, {shared_bytes}, {stream}),\n"
+           f"                                 _function, _params, 0)\n" if extended else
+           f"        err, = _cuLaunchKernel(_function, grid[0], grid[1], grid[2], {block_x}, 1, 1,\n"
+           f"                               {shared_bytes}, {stream}, _params, 0)\n") +
         "    if err:\n"
         f"        raise _launch_failure(err, grid, {block_x}, {shared_bytes})\n"
     )
@@ -100,9 +141,10 @@ def _binder(slots: tuple[str, ...], bound: bool = False) -> tuple[str, Any]:
 
 
 def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
-                  shared_bytes: int | None = None) -> Callable:
+                  shared_bytes: int | None = None, attributes: tuple[str, ...] = ()) -> Callable:
     """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`; given
-    `block_x` and `shared_bytes`, a bound `launch(stream_of, grid, *values)` instead.
+    `block_x` and `shared_bytes`, a bound `launch(stream_of, grid, *values)` instead. `attributes`
+    name launch options that are launch attributes (LAUNCH_ATTRIBUTES) to launch with.
 
     The argument buffer is laid out once: every value gets a slot at its natural alignment, and the
     array of pointers to the slots (what `cuLaunchKernel` wants as kernelParams) is built once and
@@ -132,6 +174,10 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
         return LaunchError(f"kernel {described} cannot take the arguments {values!r}")
 
     def launch_failure(code, grid, block_x, shared_bytes) -> Exception:
+        if code == _cuda().CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+            return LaunchError(f"kernel {kernel.name} was launched with launch_cooperative_grid=True over "
+                               f"{tuple(grid)} programs, more than fit on the GPU at once; use a grid of "
+                               f"at most the multiprocessors times the programs that fit on one")
         if block_x > kernel.max_threads_per_block:
             return LaunchError(f"kernel {kernel.name} was launched with {block_x} threads per block; "
                                f"it allows at most {kernel.max_threads_per_block}")
@@ -149,11 +195,13 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
         "_wrong_count": wrong_count, "_bad_arguments": bad_arguments,
         "_launch_failure": launch_failure, "_block_x": block_x, "_shared_bytes": shared_bytes,
     }
-    source, code = _binder(slots, bound=block_x is not None)
+    if attributes:
+        namespace.update(_cuLaunchKernelEx=_cuda().cuLaunchKernelEx, _configure=launch_config(attributes))
+    source, code = _binder(slots, bound=block_x is not None, extended=bool(attributes))
     exec(code, namespace)
     launch = namespace["launch"]
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
-    launch.block_x, launch.shared_bytes = block_x, shared_bytes
+    launch.block_x, launch.shared_bytes, launch.attributes = block_x, shared_bytes, tuple(attributes)
     launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
     launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
                            for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
@@ -177,6 +225,7 @@ class Prepared:
     positions: tuple[int, ...]
     stream_of: Callable[[], int]
     failure: Callable  # (driver error code, grid) -> the exception to raise
+    attributes: tuple[str, ...] = ()  # launch attributes: only `launch` makes such a launch, not C
 
 
 def prepare(bound: Callable, positions: list[int], args: list) -> Prepared:
@@ -187,7 +236,7 @@ def prepare(bound: Callable, positions: list[int], args: list) -> Prepared:
     if positions != list(range(len(positions))):
         go = lambda grid, *values: whole(grid, *[values[i] for i in positions])  # noqa: E731
     return Prepared(go, int(bound.kernel.function), bound.block_x, bound.shared_bytes, bound.codes,
-                    tuple(positions), stream_of, bound.failure)
+                    tuple(positions), stream_of, bound.failure, bound.attributes)
 # --8<-- [end:prepared]
 
 

@@ -241,6 +241,7 @@ def listings() -> dict[str, str]:
     out["hand_built.ttir"] = ir.print_function(hand_built.build_scale(8))
     out["hand_built.verify"] = f"VerificationError: {hand_built.break_scale()}"
     out["first_kernel.output"] = script_output("first_kernel")
+    out["host_api.output"] = script_output("host_api")
     return {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in out.items()}
 
 
@@ -315,7 +316,8 @@ def backend_ir(kernel, *args, **kwargs) -> BackendIR:
 
     expected = compiled(kernel, *args, **kwargs).asm["layout"]
     kwargs = dict(kwargs)
-    num_warps, num_stages = kernel.options(kwargs)
+    options = kernel.options(kwargs)
+    num_warps, num_stages = options.num_warps, options.num_stages
     bound = kernel.bind(args, kwargs)
     specs = {n: arg_spec(specialize(n, v)) for n, v in bound.items() if n not in kernel.constexpr_names}
     constexprs = {n: v for n, v in bound.items() if n in kernel.constexpr_names}

@@ -54,11 +54,11 @@ def _also_compile_for_gpus(monkeypatch, request):
         return  # comparing on a GPU compiles for it anyway
     original = jit_module.JITFunction.kernel_for
 
-    def kernel_for(self, bound, num_warps, num_stages, target):
-        kernel = original(self, bound, num_warps, num_stages, target)
+    def kernel_for(self, bound, options, target):
+        kernel = original(self, bound, options, target)
         if target is None and jit_module.interpreting():
             for arch in PTX_TARGETS:
-                compiled = original(self, bound, num_warps, num_stages, arch)
+                compiled = original(self, bound, options, arch)
                 assert compiled.asm.get("ptx"), f"{self.__name__}: no PTX for {arch}"
         return kernel
 
@@ -136,7 +136,10 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
                **{k: _swapped(v, swap) for k, v in kwargs.items()})
         driver.synchronize()
     finally:
-        os.environ["MINITRITON_INTERPRET"] = saved
+        if saved is None:
+            del os.environ["MINITRITON_INTERPRET"]
+        else:
+            os.environ["MINITRITON_INTERPRET"] = saved
     for a in arrays:
         buf, shift, _ = copies[id(a)]
         got = buf.numpy()[shift:].view(a.dtype)

@@ -71,6 +71,14 @@ def test_tuples_of_pointers_and_numbers(size):
     assert first[0] == size * 10 + 7
 
 
+def test_a_compiled_kernel_launched_with_every_argument_finds_the_members():
+    outs = (aligned(1, np.float32), aligned(1, np.float32))
+    first = aligned(1, np.float32)
+    compiled = tuple_arguments_kernel.warmup(first, outs, (1.0, 2.0), 10, 7, grid=(1,))
+    compiled[(1,)](first, outs, (4.0, 5.0), 10, 3)
+    assert (outs[0][0], outs[1][0], first[0]) == (5.0, 6.0, 23.0)
+
+
 @triton.jit
 def nested_kernel(out, t, u, n):
     tl.static_assert(t[1][1] is None)

@@ -253,7 +253,7 @@ def test_zeros_with_runtime_shape():
 
 
 def test_arange_not_power_of_two():
-    expect_error(arange_not_power_of_two_kernel, X, match=r"10 elements, not a power of two",
+    expect_error(arange_not_power_of_two_kernel, X, match=r"10 elements: its range must be a power of 2",
                  hint="next_power_of_2")
 
 
@@ -397,7 +397,7 @@ def test_shape_mismatch_in_binary_op():
 
 
 def test_bitwise_op_on_floats():
-    expect_error(float_bitwise_kernel, X, match=r"bitwise operator on fp32", hint="integers", at="x & 1")
+    expect_error(float_bitwise_kernel, X, match=r"invalid operands of type fp32", hint="integers", at="x & 1")
 
 
 def test_load_from_non_pointer():
@@ -436,7 +436,7 @@ def test_pointer_plus_float():
 
 
 def test_indexing_a_tile():
-    expect_error(index_tile_kernel, X, match=r"unsupported index 3", hint=r"x\[:, None\]|tl.load")
+    expect_error(index_tile_kernel, X, match=r"unsupported tensor index: 3", hint=r"x\[:, None\]|tl.load")
 
 
 def test_matmul_operator():
@@ -454,7 +454,7 @@ def test_other_without_mask():
 
 def test_division_with_mixed_signedness():
     expect_error(signedness_kernel, np.zeros(8, np.int32), np.ones(8, np.uint32),
-                 match=r"signedness differs", hint="cast")
+                 match=r"different signedness", hint="cast")
 
 
 def test_program_id_axis():

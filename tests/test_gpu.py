@@ -71,3 +71,88 @@ def test_a_zero_sized_grid_launches_nothing():
     x = device_array(np.ones(16, np.float32))
     add_kernel[(0,)](x, x, x, 16, BLOCK_SIZE=16)
     assert (x.numpy() == 1).all()
+
+
+# ----------------------------------------------------------------------------- Triton's host API
+
+def test_the_runtime_driver_describes_this_gpu():
+    from minitriton import driver
+    active = triton.runtime.driver.active
+    properties = active.utils.get_device_properties(driver.current_device())
+    mine = driver.device_properties()
+    assert properties["multiprocessor_count"] == mine.multiprocessor_count > 0
+    assert properties["max_shared_mem"] == mine.max_shared_memory_per_block_optin >= 48 * 1024
+    assert properties["warpSize"] == 32 and properties["max_num_regs"] >= 32 * 1024
+    assert properties["sm_clock_rate"] > 0 and properties["mem_clock_rate"] > 0 and properties["mem_bus_width"] > 0
+    target = active.get_current_target()
+    assert (target.backend, target.warp_size, f"sm_{target.arch}") == ("cuda", 32, mine.arch)
+
+
+def test_the_active_torch_device_is_torchs_current_one():
+    torch = pytest.importorskip("torch")
+    device = triton.runtime.driver.active.get_active_torch_device()
+    assert device == torch.device("cuda", torch.cuda.current_device())
+
+
+def test_tutorial_02s_host_code():
+    """Warm up, read registers and shared memory, size a persistent grid, launch the compiled kernel."""
+    from minitriton.examples.tutorials import softmax_kernel
+    properties = triton.runtime.driver.active.utils.get_device_properties(0)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1823, 781)).astype(np.float32)
+    dx, dy = device_array(x), device_array(np.full_like(x, np.nan))
+    kernel = softmax_kernel.warmup(dy, dx, 781, 781, 1823, 781, BLOCK_SIZE=1024, num_stages=2, num_warps=8,
+                                   grid=(1,))
+    kernel._init_handles()
+    assert kernel.n_regs > 0 and kernel.function and kernel.module and kernel.n_spills >= 0
+    occupancy = properties["max_num_regs"] // (kernel.n_regs * properties["warpSize"] * 8)
+    if kernel.metadata.shared:
+        occupancy = min(occupancy, properties["max_shared_mem"] // kernel.metadata.shared)
+    programs = min(properties["multiprocessor_count"] * occupancy, 1823)
+    kernel[(programs, 1, 1)](dy, dx, 781, 781, 1823, 781, 1024, 2)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(dy.numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-6)
+
+
+def test_maxnreg_caps_the_registers_the_driver_reports():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((128, 96)).astype(np.float32)
+    b = rng.standard_normal((96, 80)).astype(np.float32)
+    registers = []
+    for maxnreg in (None, 40):
+        dc = device_array(np.full((128, 80), np.nan, np.float32))
+        kernel = matmul_kernel[(4,)](device_array(a), device_array(b), dc, 128, 80, 96, 96, 1, 80, 1, 80, 1,
+                                     BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8,
+                                     ACTIVATION="", num_stages=1, maxnreg=maxnreg)
+        registers.append(kernel.n_regs)  # as the driver reports them, once loaded
+        np.testing.assert_allclose(dc.numpy(), a @ b, rtol=1e-4, atol=1e-4)  # spills or not
+    assert registers[1] <= 40 < registers[0]
+
+
+@pytest.mark.parametrize("option", ["launch_cooperative_grid", "launch_pdl"])
+def test_launches_with_attributes_run(option):
+    from minitriton import driver
+    if option == "launch_pdl" and driver.device_properties().capability < 90:
+        pytest.skip("programmatic dependent launch needs sm_90")
+    x = np.arange(1000, dtype=np.float32)
+    dx, out = device_array(x), device_array(np.zeros(1000, np.float32))
+    for _ in range(3):  # the first launch, then the key's own Python launch
+        add_kernel[(8,)](dx, dx, out, 1000, BLOCK_SIZE=128, **{option: True})
+    np.testing.assert_array_equal(out.numpy(), 2 * x)
+
+
+def test_a_cooperative_grid_larger_than_the_gpu_is_a_launch_error():
+    x = device_array(np.zeros(16, np.float32))
+    with pytest.raises(LaunchError, match="launch_cooperative_grid=True"):
+        add_kernel[(1_000_000,)](x, x, x, 16, BLOCK_SIZE=16, launch_cooperative_grid=True)
+
+
+def test_do_bench_cudagraph_times_replays():
+    torch = pytest.importorskip("torch")
+    x = torch.rand(1 << 20, device="cuda")
+    out = torch.empty_like(x)
+    run = lambda: add_kernel[(triton.cdiv(x.numel(), 1024),)](x, x, out, x.numel(), BLOCK_SIZE=1024)  # noqa: E731
+    ms = triton.testing.do_bench_cudagraph(run)
+    low, high = triton.testing.do_bench_cudagraph(run, quantiles=[0.2, 0.8])
+    assert 0 < ms < 1 and 0 < low <= high
+    triton.testing.assert_close(out, 2 * x)

@@ -33,7 +33,8 @@ LAYERS = [
     ("compile", ["compiler"]),
     ("the JIT", ["jit"]),
     ("written in the language, and the JIT's tools", ["language.standard", "language.random", "language.math",
-                                                      "testing", "autotune"]),
+                                                      "testing.*", "autotune"]),
+    ("Triton's runtime names (the driver object, the kernel classes)", ["runtime.*"]),
     ("the package's face, examples, benchmarks, the command line", ["__init__", "examples.*", "bench.*", "__main__"]),
 ]
 

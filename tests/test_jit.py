@@ -165,8 +165,8 @@ def test_cache_is_per_function():
     first[(1,)](out)
     second[(1,)](out)
     assert out[0] == 2
-    assert [key[-1] for key in first.cache if key[-1] == "interpreter"] == ["interpreter"]
-    assert [key[-1] for key in second.cache if key[-1] == "interpreter"] == ["interpreter"]
+    assert [key[-1].target for key in first.cache if key[-1].target == "interpreter"] == ["interpreter"]
+    assert [key[-1].target for key in second.cache if key[-1].target == "interpreter"] == ["interpreter"]
 
 
 # ---------------------------------------------------------------------------------------- grids
@@ -424,17 +424,20 @@ class CudaArray:
 
 
 class RecordingLauncher:
-    def __init__(self, record, codes):
-        self.record, self.codes = record, codes
+    def __init__(self, record, codes, attributes=()):
+        self.record, self.codes, self.attributes = record, codes, attributes
 
     def __call__(self, grid, args):  # the slow way: CompiledKernel.launch
         self.record.append(("slow", grid, list(args)))
 
     def prepared(self, positions, args):
+        way = "fast-ex" if self.attributes else "fast"  # a launch with attributes: cuLaunchKernelEx
+
         def launch(grid, *values):
-            self.record.append(("fast", grid, [values[i] for i in positions]))
+            self.record.append((way, grid, [values[i] for i in positions]))
         return launcher.Prepared(launch, FUNCTION, 128, 0, self.codes(len(positions)), tuple(positions),
-                               lambda: 0, lambda code, grid: LaunchError(f"driver error {code}"))
+                               lambda: 0, lambda code, grid: LaunchError(f"driver error {code}"),
+                               self.attributes)
 
 
 FUNCTION = 0xF00D
@@ -474,15 +477,16 @@ def gpu_path(monkeypatch, request):
     for kernel in (scale_kernel, grid_kernel, optional_kernel):
         monkeypatch.delattr(kernel, "_binder", raising=False)  # made again, with this fast path
 
-    def kernel_for(self, bound, num_warps, num_stages, target):
+    def kernel_for(self, bound, options, target):
         compiled.append(dict(bound))
         runtime = [n for n, v in bound.items() if n not in self.constexpr_names and v is not None]
-        kernel = CompiledKernel(self.__name__, {}, runtime)
+        kernel = CompiledKernel(self.__name__, {}, runtime, options.recorded())
         kinds = "".join("f" if isinstance(bound[n], float) else "i" if isinstance(bound[n], int) and
                         -2**31 <= bound[n] < 2**31 else "q" if isinstance(bound[n], int) else "P"
                         for n in runtime)
         codes["last"] = kinds
-        kernel.launcher = RecordingLauncher(record, lambda count: kinds)
+        kernel.launcher = RecordingLauncher(record, lambda count: kinds,
+                                            tuple(a for a in launcher.LAUNCH_ATTRIBUTES if getattr(options, a)))
         return kernel
 
     monkeypatch.setattr(triton.JITFunction, "kernel_for", kernel_for)
@@ -498,6 +502,30 @@ def test_a_seen_key_goes_to_the_prepared_launch_with_addresses(gpu_path):
     assert record[1][1:] == ((4, 1, 1), [0x1000, 0x2000, 100, 2.0])
     assert record[2][2] == [0x1000, 0x2000, 200, 2.0]
     assert len(compiled) == 1
+
+
+def test_each_launch_option_is_part_of_the_key(gpu_path):
+    """Two launches that differ in one launch option never share an entry, in either binder."""
+    record, compiled = gpu_path
+    x, out = CudaArray(0x1000), CudaArray(0x2000)
+    launches = [{}, {"maxnreg": 32}, {"maxnreg": 32}, {"maxnreg": 64}, {"num_warps": 8},
+                {"launch_cooperative_grid": True}, {"launch_pdl": True}, {}]
+    kernels = [scale_kernel[(4,)](x, out, 100, 2.0, BLOCK=32, **options) for options in launches]
+    assert len(compiled) == 6
+    assert [k.metadata.maxnreg for k in kernels] == [None, 32, 32, 64, None, None, None, None]
+    assert [k.metadata.num_warps for k in kernels] == [4, 4, 4, 4, 8, 4, 4, 4]
+    assert kernels[5].metadata.launch_cooperative_grid and kernels[6].metadata.launch_pdl
+    assert kernels[1] is kernels[2] and kernels[0] is kernels[7]
+    assert [way for way, _, _ in record] == ["slow", "slow", "fast", "slow", "slow", "slow", "slow", "fast"]
+
+
+def test_a_launch_with_attributes_stays_on_the_python_launch(gpu_path):
+    """launch.c calls cuLaunchKernel, which takes no attributes: such a key's hits go through the
+    Python launch (cuLaunchKernelEx), in both binders."""
+    record, _ = gpu_path
+    for _ in range(3):
+        scale_kernel[(4,)](CudaArray(0x1000), CudaArray(0x2000), 100, 2.0, BLOCK=32, launch_pdl=True)
+    assert [way for way, _, _ in record] == ["slow", "fast-ex", "fast-ex"]
 
 
 @pytest.mark.parametrize("first, second, same", [
@@ -577,3 +605,15 @@ def test_the_binder_takes_the_fast_path_asked_for(gpu_path, request):
     assert type(scale_kernel[(1,)]).__name__ == ("Bound" if compiled else "partial")
     if compiled:
         assert type(triton.JITFunction.__dict__["__getitem__"]).__name__ == "Subscript"
+
+
+def test_tritons_interpret_variable_is_honoured_unless_ours_says_otherwise(monkeypatch):
+    jit_module = importlib.import_module("minitriton.jit")  # the module (`minitriton.jit` is the decorator)
+    monkeypatch.delenv("MINITRITON_INTERPRET", raising=False)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert jit_module.interpreting()
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    assert not jit_module.interpreting()
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    assert jit_module.interpreting()

@@ -268,7 +268,7 @@ def test_where_broadcast():
 
 
 @triton.jit
-def minmax_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def minmax_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, CLAMP: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
@@ -276,20 +276,41 @@ def minmax_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.minimum(x, y), mask=m)
     tl.store(out_ptr + BLOCK + offs, tl.maximum(x, y), mask=m)
     tl.store(out_ptr + 2 * BLOCK + offs, tl.maximum(x, 3), mask=m)
-    tl.store(out_ptr + 3 * BLOCK + offs, tl.clamp(x, 2, 9), mask=m)
+    if CLAMP:
+        tl.store(out_ptr + 3 * BLOCK + offs, tl.clamp(x, 2, 9), mask=m)
+        tl.store(out_ptr + 4 * BLOCK + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=m)
+        tl.store(out_ptr + 5 * BLOCK + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=m)
+        tl.store(out_ptr + 6 * BLOCK + offs, tl.clamp(x, 2, 9, propagate_nan=tl.PropagateNan.ALL), mask=m)
 
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_minimum_maximum(dtype):
+    """Ints, and floats with NaNs: by default a NaN loses to a number (IEEE's minNum/maxNum, PTX's
+    min and max; a NaN clamped is the lower bound); with PropagateNan.ALL it wins."""
     rng = np.random.default_rng(4)
     n = 29
     x, y = random_array(rng, dtype, n), random_array(rng, dtype, n)
-    out = np.zeros(4 * 32, dtype)
-    minmax_kernel[(1,)](x, y, out, n, BLOCK=32)
-    np.testing.assert_array_equal(out[:n], np.minimum(x, y))
-    np.testing.assert_array_equal(out[32:32 + n], np.maximum(x, y))
-    np.testing.assert_array_equal(out[64:64 + n], np.maximum(x, np.array(3, dtype)))
-    np.testing.assert_array_equal(out[96:96 + n], np.clip(x, np.array(2, dtype), np.array(9, dtype)))
+    floats = np.dtype(dtype).kind == "f"
+    if floats:
+        x[[1, 5]], y[[5, 7]] = np.nan, np.nan
+    out = np.full(7 * 32, 77, dtype)
+    minmax_kernel[(1,)](x, y, out, n, BLOCK=32, CLAMP=floats)
+    np.testing.assert_array_equal(out[:n], np.fmin(x, y))
+    np.testing.assert_array_equal(out[32:32 + n], np.fmax(x, y))
+    np.testing.assert_array_equal(out[64:64 + n], np.fmax(x, np.array(3, dtype)))
+    if floats:
+        two, nine = np.array(2, dtype), np.array(9, dtype)
+        np.testing.assert_array_equal(out[96:96 + n], np.fmin(np.fmax(x, two), nine))
+        np.testing.assert_array_equal(out[128:128 + n], np.minimum(x, y))
+        np.testing.assert_array_equal(out[160:160 + n], np.maximum(x, y))
+        np.testing.assert_array_equal(out[192:192 + n], np.clip(x, two, nine))
+        assert out[97] == 2 and np.isnan(out[193])
+
+
+def test_clamp_of_integers_is_refused_as_in_triton():
+    x = np.zeros(32, np.int32)
+    with pytest.raises(triton.CompilationError, match="Only floating point clamp is supported"):
+        minmax_kernel[(1,)](x, x, np.zeros(7 * 32, np.int32), 32, BLOCK=32, CLAMP=True)
 
 
 # ----------------------------------------------------------------------------- math functions
@@ -1118,6 +1139,62 @@ def test_randint_is_philox():
     np.testing.assert_array_equal(ints, _philox_reference(big_seed, range(40)))
 
 
+def _philox_words(seed, c, rounds=10, bits=32):
+    """Philox 4xN in Python integers: the four counters `c` and the key from `seed` (for N = 32 the
+    seed's two halves; for N = 64 the seed and 0)."""
+    mask = (1 << bits) - 1
+    if bits == 32:
+        mul, step, key = (0xD2511F53, 0xCD9E8D57), (0x9E3779B9, 0xBB67AE85), [seed & mask, (seed >> 32) & mask]
+    else:
+        mul, step, key = (0xD2E7470EE14C6C93, 0xCA5A826395121157), (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B), [seed, 0]
+    c = list(c)
+    for _ in range(rounds):
+        p0, p2 = c[0], c[2]
+        c = [((mul[1] * p2) >> bits) ^ c[1] ^ key[0], (mul[1] * p2) & mask,
+             ((mul[0] * p0) >> bits) ^ c[3] ^ key[1], (mul[0] * p0) & mask]
+        key = [(key[0] + step[0]) & mask, (key[1] + step[1]) & mask]
+    return c
+
+
+@triton.jit
+def random64_kernel(ints_ptr, words_ptr, floats_ptr, seed, base, BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK).to(tl.int64)  # offsets past 32 bits: the high half counts
+    a, b, c, d = tl.randint4x(seed, offs)
+    tl.store(ints_ptr + tl.arange(0, BLOCK) * 4, a)
+    tl.store(ints_ptr + tl.arange(0, BLOCK) * 4 + 1, b)
+    tl.store(ints_ptr + tl.arange(0, BLOCK) * 4 + 2, c)
+    tl.store(ints_ptr + tl.arange(0, BLOCK) * 4 + 3, d)
+    w0, _, _, _ = tl.philox(seed, offs.to(tl.uint64), offs.to(tl.uint64) * 3, offs.to(tl.uint64) * 0,
+                            offs.to(tl.uint64) * 0)
+    tl.store(words_ptr + tl.arange(0, BLOCK), w0)
+    tl.store(floats_ptr + tl.arange(0, BLOCK), tl.uint_to_uniform_float(w0))
+
+
+def test_random_with_64_bit_seed_and_offsets_and_64_bit_philox():
+    """tl.randint4x with int64 offsets uses their high half as the second counter; tl.philox with
+    64-bit counters is Philox 4x64 (as Triton's)."""
+    seed, base, block = 2 ** 40 + 99, 2 ** 33 + 5, 32
+    ints = np.zeros(4 * block, np.uint32)
+    words, floats = np.zeros(block, np.uint64), np.full(block, np.nan, np.float32)
+    random64_kernel[(1,)](ints, words, floats, seed, base, BLOCK=block)
+    for i in range(block):
+        offset = base + i
+        expect = _philox_words(seed, [offset & 0xFFFFFFFF, offset >> 32, 0, 0])
+        assert list(ints[4 * i:4 * i + 4]) == expect, i
+        assert int(words[i]) == _philox_words(seed, [offset, 3 * offset, 0, 0], bits=64)[0], i
+    assert (floats >= 0).all() and (floats < 1).all() and len(set(floats.tolist())) == block
+
+
+@triton.jit
+def float_seed_kernel(out_ptr, seed):
+    tl.store(out_ptr + tl.arange(0, 4), tl.rand(seed, tl.arange(0, 4)))
+
+
+def test_a_float_seed_is_a_clear_error():
+    with pytest.raises(triton.CompilationError, match="seed .* must be an integer"):
+        float_seed_kernel[(1,)](np.zeros(4, np.float32), 1.5)
+
+
 def test_rand_randn_deterministic_and_uniform():
     ints, floats, normal = _random(seed=7)
     again = _random(seed=7)
@@ -1547,3 +1624,211 @@ def test_device_assert():
     assert_kernel[(1,)](np.arange(4, dtype=np.int32), BLOCK=4)
     with pytest.raises(triton.InterpreterError, match="x must not be negative"):
         assert_kernel[(1,)](np.array([0, 1, -1, 2], np.int32), BLOCK=4)
+
+
+# ------------------------------------------------------------------ methods and the small API
+
+@triton.jit
+def methods_kernel(x_ptr, out_ptr, ints_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    (out_ptr + offs).store(x.sigmoid())
+    (out_ptr + N + offs).store(x.softmax())
+    (out_ptr + 2 * N + offs).store(x.sqrt_rn() + x.abs().sqrt() * 0)
+    (out_ptr + 3 * N + offs).store(x.cast(tl.int32).cast(tl.float32))
+    (out_ptr + 4 * N + offs).store(x.to(tl.int32, bitcast=True).to(tl.float32, bitcast=True))
+    (out_ptr + 5 * N).store(x.reduce(0, _sum_combine))
+    (out_ptr + 5 * N + 1).store(tl.load(x_ptr + tl.arange(0, 1)).item())
+    positive = x > 0
+    ints = x.to(tl.int32)
+    (ints_ptr + offs).store(positive.logical_and(x < 2).to(tl.int32))
+    (ints_ptr + N + offs).store(positive.logical_or(x < -2).to(tl.int32))
+    (ints_ptr + 2 * N).store(positive.to(tl.int32).reduce_or(0))
+    (ints_ptr + 2 * N + 1).store(positive.to(tl.int32).reduce_and(0))
+    (ints_ptr + 2 * N + 2).store(ints.xor_sum(0))
+    (ints_ptr + 2 * N + 3).atomic_add(5)
+    (ints_ptr + 2 * N + 3).atomic_max(7, sem="relaxed", scope="cta")
+    (ints_ptr + 2 * N + 4).atomic_xchg(9, sem="release")
+    (ints_ptr + 2 * N + 5).atomic_cas(0, 11, sem="acquire", scope="gpu")
+    (ints_ptr + 2 * N + 6).store(tl.add(tl.mul(3, tl.sub(5, 1)), 1))
+
+
+@triton.jit
+def _sum_combine(a, b):
+    return a + b
+
+
+def test_tensor_methods_as_in_triton():
+    """The methods tl.tensor has in Triton 3.6: the free functions as methods, @jit ones included
+    (x.sigmoid(), x.softmax()), pointers' store and atomics, x.reduce with a combine function."""
+    rng = np.random.default_rng(31)
+    n = 16
+    x = rng.uniform(-3, 3, n).astype(np.float32)
+    out, ints = np.full(6 * n, np.nan, np.float32), np.zeros(3 * n, np.int32)
+    methods_kernel[(1,)](x, out, ints, N=n)
+    np.testing.assert_allclose(out[:n], 1 / (1 + np.exp(-x)), rtol=1e-6)
+    e = np.exp(x - x.max())
+    np.testing.assert_allclose(out[n:2 * n], e / e.sum(), rtol=1e-6)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(out[2 * n:3 * n], np.sqrt(x), rtol=1e-6)  # NaN for negatives
+    np.testing.assert_array_equal(out[3 * n:4 * n], np.trunc(x))
+    np.testing.assert_array_equal(out[4 * n:5 * n], x)
+    np.testing.assert_allclose(out[5 * n], x.sum(), rtol=1e-5)
+    assert out[5 * n + 1] == x[0]
+    np.testing.assert_array_equal(ints[:n], (x > 0) & (x < 2))
+    np.testing.assert_array_equal(ints[n:2 * n], (x > 0) | (x < -2))
+    ints_x = np.trunc(x).astype(np.int32)
+    assert list(ints[2 * n:2 * n + 7]) == [int((x > 0).any()), int((x > 0).all()),
+                                           int(np.bitwise_xor.reduce(ints_x)), 7, 9, 11, 13]
+
+
+@triton.jit
+def item_kernel(x_ptr, out_ptr, SHAPE: tl.constexpr):
+    tl.store(out_ptr, tl.load(x_ptr + tl.arange(0, SHAPE)).item())
+
+
+def test_item_needs_one_element():
+    with pytest.raises(triton.CompilationError, match=r"item\(\) needs a tile of one element"):
+        item_kernel[(1,)](np.zeros(4, np.float32), np.zeros(1, np.float32), SHAPE=4)
+
+
+@triton.jit
+def dtype_by_name_kernel(out_ptr, NAME: tl.constexpr):
+    dtype: tl.constexpr = tl.dtype(NAME)
+    tl.store(out_ptr, tl.full((), 300, tl.int32).to(dtype).to(tl.int32))
+    tl.static_assert(tl.pi32_t == tl.pointer_type(tl.int32))
+    tl.static_assert(tl.constexpr_type(3) == tl.constexpr_type(3))
+    tl.static_assert(tl.TRITON_MAX_TENSOR_NUMEL == 1048576)
+
+
+@pytest.mark.parametrize("name, expect", [("int8", 44), ("uint8", 44), ("int16", 300), ("fp16", 300)])
+def test_a_dtype_built_from_its_name(name, expect):
+    out = np.zeros(1, np.int32)
+    dtype_by_name_kernel[(1,)](out, NAME=name)
+    assert out[0] == expect and tl.dtype(name) == getattr(tl, {"fp16": "float16"}.get(name, name))
+
+
+def test_an_unknown_dtype_name_says_which_exist():
+    with pytest.raises(ValueError, match="unknown dtype 'int7'.*int8"):
+        tl.dtype("int7")
+
+
+@triton.jit
+def rtz_kernel(x_ptr, half_ptr, bf16_ptr, narrowed_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(half_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(half_ptr + N + offs, tl.cast(x, tl.float16, fp_downcast_rounding="rtne"))
+    tl.store(bf16_ptr + offs, tl.cast(x, tl.bfloat16, "rtz").to(tl.uint16, bitcast=True))
+    tl.store(narrowed_ptr + offs, x.to(tl.float64).to(tl.float32, fp_downcast_rounding="rtz"))
+
+
+def _toward_zero_reference(x: np.ndarray, dtype) -> np.ndarray:
+    """Round to nearest, then one step toward zero where that went past x (exact comparisons in float64)."""
+    with np.errstate(over="ignore"):
+        nearest = x.astype(dtype)
+    past = np.abs(nearest.astype(np.float64)) > np.abs(x.astype(np.float64))
+    return np.where(past, np.nextafter(nearest, dtype(0)), nearest).astype(dtype)
+
+
+def test_fp_downcast_rounding_toward_zero():
+    rng = np.random.default_rng(32)
+    n = 64
+    x = (rng.standard_normal(n) * 1000).astype(np.float32)
+    x[:4] = [70000.0, -70000.0, 1e-9, -0.0]  # past fp16's range: the largest finite, not inf
+    x[4:8] = [65519.0, 65520.0, -65520.0, 65536.0]  # rtne: 65504, inf, -inf, inf; rtz: all finite
+    half, bf16 = np.zeros(2 * n, np.float16), np.zeros(n, np.uint16)
+    narrowed = np.zeros(n, np.float32)
+    rtz_kernel[(1,)](x, half, bf16, narrowed, N=n)
+    np.testing.assert_array_equal(half[:n], _toward_zero_reference(x, np.float16))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(half[n:], x.astype(np.float16))
+    assert list(half[:2]) == [65504, -65504] and list(half[4:8]) == [65504, 65504, -65504, 65504]
+    np.testing.assert_array_equal(bf16, (x.view(np.uint32) >> 16).astype(np.uint16))  # truncated bits
+    np.testing.assert_array_equal(narrowed, x)
+
+
+@triton.jit
+def widening_rtz_kernel(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr).to(tl.float64, fp_downcast_rounding="rtz").to(tl.float32))
+
+
+def test_fp_downcast_rounding_only_on_narrowing_casts():
+    with pytest.raises(triton.CompilationError, match="only for truncating fp conversions"):
+        widening_rtz_kernel[(1,)](np.zeros(1, np.float32))
+
+
+@triton.jit
+def shifts_kernel(a_ptr, s_ptr, b_ptr, t_ptr, out_a_ptr, out_b_ptr, out_c_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a, s = tl.load(a_ptr + offs), tl.load(s_ptr + offs)  # int16, uint16
+    b, t = tl.load(b_ptr + offs), tl.load(t_ptr + offs)  # uint8, int32
+    tl.store(out_a_ptr + offs, a >> s)  # meets at uint16, shifted arithmetically (a is signed)
+    tl.store(out_b_ptr + offs, b >> t)  # meets at int32, shifted logically (b is unsigned)
+    tl.store(out_c_ptr + offs, -256 >> s.to(tl.int32))
+
+
+def test_right_shift_takes_its_signedness_from_the_left_operand():
+    rng = np.random.default_rng(33)
+    n = 32
+    a = rng.integers(-2 ** 15, 2 ** 15, n).astype(np.int16)
+    s = rng.integers(0, 16, n).astype(np.uint16)
+    b = rng.integers(0, 256, n).astype(np.uint8)
+    t = rng.integers(0, 8, n).astype(np.int32)
+    out_a, out_b, out_c = np.zeros(n, np.uint16), np.zeros(n, np.int32), np.zeros(n, np.int32)
+    shifts_kernel[(1,)](a, s, b, t, out_a, out_b, out_c, N=n)
+    np.testing.assert_array_equal(out_a, (a >> s.astype(np.int16)).view(np.uint16))
+    np.testing.assert_array_equal(out_b, b.astype(np.int32) >> t)
+    np.testing.assert_array_equal(out_c, np.int32(-256) >> s.astype(np.int32))
+
+
+@triton.jit
+def scalar_rules_kernel(x_ptr, h_ptr, out_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4))  # uint8
+    h = tl.load(h_ptr + tl.arange(0, 4))  # fp16
+    if CASE == "too_big":
+        tl.store(out_ptr + tl.arange(0, 4), x + 300)
+    elif CASE == "negative":
+        tl.store(out_ptr + tl.arange(0, 4), x - -1)
+    else:
+        tl.static_assert((x + 255).dtype == tl.uint8)  # a number takes the tile's type
+        tl.static_assert((x + 1.5).dtype == tl.float32)  # unless of a higher kind
+        tl.static_assert((h * 2.5).dtype == tl.float16)
+        tl.static_assert(tl.maximum(h, 0.0).dtype == tl.float32)  # numbers are typed on their own here
+        tl.static_assert(tl.where(x > 1, h, 0.0).dtype == tl.float16)  # ...but not here
+        tl.static_assert(tl.to_tensor(2 ** 31).dtype == tl.uint32)
+        tl.static_assert(tl.to_tensor(2 ** 32).dtype == tl.int64)
+        tl.store(out_ptr + tl.arange(0, 4), x + 255)
+
+
+def test_python_numbers_meet_tiles_by_triton_rules():
+    x, h, out = np.arange(4, dtype=np.uint8), np.zeros(4, np.float16), np.zeros(4, np.uint8)
+    scalar_rules_kernel[(1,)](x, h, out, CASE="ok")
+    np.testing.assert_array_equal(out, (x + 255).astype(np.uint8))
+    with pytest.raises(triton.CompilationError, match="Scalar 300 is out of range for type uint8"):
+        scalar_rules_kernel[(1,)](x, h, out, CASE="too_big")
+    with pytest.raises(triton.CompilationError, match="unsigned tensor .* negative scalar"):
+        scalar_rules_kernel[(1,)](x, h, out, CASE="negative")
+
+
+@triton.jit
+def const_kernel(x_ptr: tl.const, y_ptr, n, BLOCK: tl.constexpr, WRITE_X: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x_ptrs = x_ptr + offs
+    tl.static_assert(x_ptrs.dtype.is_const() and not y_ptr.dtype.is_const())
+    tl.store(y_ptr + offs, tl.load(x_ptrs, mask=offs < n) + 1, mask=offs < n)
+    if WRITE_X == "store":
+        tl.store(x_ptrs, 0.0, mask=offs < n)
+    elif WRITE_X == "atomic":
+        tl.atomic_add(x_ptrs, 1.0, mask=offs < n)
+
+
+def test_a_const_pointer_is_read_and_never_written():
+    x = np.arange(100, dtype=np.float32)
+    y = np.full(100, np.nan, np.float32)
+    const_kernel[(4,)](x, y, 100, BLOCK=32, WRITE_X="")
+    np.testing.assert_array_equal(y, x + 1)
+    for how in ("store", "atomic"):
+        with pytest.raises(triton.CompilationError, match="Cannot store to a constant pointer"):
+            const_kernel[(4,)](x, y, 100, BLOCK=32, WRITE_X=how)
+    np.testing.assert_array_equal(x, np.arange(100, dtype=np.float32))

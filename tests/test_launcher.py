@@ -185,6 +185,7 @@ def binder_for(module, fake, monkeypatch):
     (x a tensor at 0x1000, n = 17, BLOCK = 64, the rest defaults); the Python binder it falls back to
     records its calls."""
     monkeypatch.delenv("MINITRITON_TEST_INTERPRET", raising=False)
+    monkeypatch.delenv("TRITON_TEST_INTERPRET", raising=False)
     fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "sss")
     fallbacks = []
 
@@ -193,7 +194,7 @@ def binder_for(module, fake, monkeypatch):
         return "python"
     binder = module.Binder(fast, ("x", "n", "BLOCK", "scale"), (False, False, True, False),
                            (MISSING, MISSING, 64, 1.0), ("num_warps",), (4,), MISSING, fallback,
-                           "MINITRITON_TEST_INTERPRET")
+                           "MINITRITON_TEST_INTERPRET", "TRITON_TEST_INTERPRET")
     key = fast.key((64, 4), Tensor(0x1000), 17, 1.0)
     fast.add(key, "kernel", 0xF00D, 128, 0, "Pif", (0, 1, 2), lambda: 0, None, None)
     return binder, fallbacks
@@ -235,6 +236,14 @@ def test_the_c_binder_reads_the_interpreter_switch_at_every_call(module, monkeyp
         monkeypatch.setenv("MINITRITON_TEST_INTERPRET", value)
         assert binder((1,), Tensor(0x1000), 17) == way
     assert binder.fallback(None) == "python"
+    # Triton's variable counts only where ours is unset, as jit.interpreting() reads them
+    monkeypatch.setenv("TRITON_TEST_INTERPRET", "1")
+    monkeypatch.setenv("MINITRITON_TEST_INTERPRET", "0")
+    assert binder((1,), Tensor(0x1000), 17) == "kernel"
+    monkeypatch.delenv("MINITRITON_TEST_INTERPRET")
+    assert binder((1,), Tensor(0x1000), 17) == "python"
+    monkeypatch.setenv("TRITON_TEST_INTERPRET", "0")
+    assert binder((1,), Tensor(0x1000), 17) == "kernel"
 
 
 def test_binder_subscripted_with_a_grid_calls_it_first(module, monkeypatch):
@@ -272,3 +281,28 @@ def test_subscript_is_the_binders_subscript_in_c(module, monkeypatch):
     assert kernel.__getitem__((5,))(Tensor(0x1000), 17) == "kernel" and fake.calls[1][1] == (5, 1, 1)
     assert Kernel.__dict__["__getitem__"] is Kernel.__getitem__ and Kernel.__getitem__.fallback is Kernel.python_getitem
     assert Kernel.__getitem__(kernel, (6,))(Tensor(0x1000), 17) == "kernel"
+
+
+@pytest.mark.no_gpu_diff  # its "driver" only records launches
+def test_a_jit_function_builds_its_c_binder_where_a_driver_is_found(module, monkeypatch):
+    """The wiring between jit.py and launcher.c, without a GPU: with a (recording) driver found, a
+    kernel's binder is the C one, and with the interpreter switched on it hands launches to Python."""
+    import minitriton as triton
+    import minitriton.language as tl
+
+    @triton.jit
+    def double(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    fake = Driver("Pi")
+    monkeypatch.setattr(launcher, "launch_kernel_address", lambda: fake.address)
+    binder = double._make_binder()
+    assert type(binder).__name__ == "Binder"
+    x = np.arange(8, dtype=np.float32)
+    for variable in ("MINITRITON_INTERPRET", "TRITON_INTERPRET"):
+        monkeypatch.delenv("MINITRITON_INTERPRET", raising=False)
+        monkeypatch.setenv(variable, "1")
+        double[(1,)](x, 8, BLOCK=8)
+    np.testing.assert_array_equal(x, np.arange(8) * 4)
+    assert fake.calls == []

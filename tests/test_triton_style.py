@@ -598,3 +598,40 @@ def test_a_tuple_reduction_with_a_wrong_combine_or_shapes_is_a_clear_error():
         reduce_tuple_kernel[(1,)](x, x, SHAPE_MISMATCH=False)
     with pytest.raises(triton.CompilationError, match="one shape"):
         reduce_tuple_kernel[(1,)](x, x, SHAPE_MISMATCH=True)
+
+
+# ------------------------------------------------------------------ pointers read from memory
+
+@triton.jit
+def scale_each_kernel(table_ptr, sizes_ptr, factor, BLOCK: tl.constexpr):
+    """Each program scales one array, found through a table of addresses (as tutorial 08's grouped
+    GEMM finds its matrices)."""
+    which = tl.program_id(0)
+    data = tl.load(table_ptr + which).to(tl.pointer_type(tl.float32))
+    n = tl.load(sizes_ptr + which)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        tl.store(data + offs, tl.load(data + offs, mask=offs < n) * factor, mask=offs < n)
+
+
+@pytest.mark.no_gpu_diff  # the table holds addresses: the GPU's are not the interpreter's
+def test_a_table_of_addresses_reaches_arrays_the_launch_was_not_given(device):
+    rng = np.random.default_rng(26)
+    hosts = [rng.standard_normal(n).astype(np.float32) for n in (5, 300, 64)]
+    arrays = [device.array(h.copy()) for h in hosts]
+    table = np.array([a.ctypes.data if isinstance(a, np.ndarray) else a.data_ptr() for a in arrays], np.int64)
+    sizes = np.array([h.size for h in hosts], np.int32)
+    scale_each_kernel[(3,)](device.array(table), device.array(sizes), 2.5, BLOCK=128)
+    for h, a in zip(hosts, arrays):
+        np.testing.assert_array_equal(device.numpy(a), h * np.float32(2.5))
+
+
+@triton.jit
+def wild_pointer_kernel(table_ptr):
+    bad = tl.load(table_ptr).to(tl.pointer_type(tl.float32))
+    tl.store(bad, 1.0)
+
+
+def test_a_pointer_into_unmapped_memory_is_an_error_not_a_crash():
+    with pytest.raises(triton.InterpreterError, match="in no array"):
+        wild_pointer_kernel[(1,)](np.array([16], np.int64))

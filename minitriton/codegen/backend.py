@@ -1,15 +1,19 @@
 """The CUDA backend: tile IR -> layouts -> shared memory -> barriers -> LLVM -> PTX -> cubin -> launch.
 
-`compile` runs the GPU passes on simplified tile IR, keeps each stage's text in `asm`, and (when a
-GPU is here) loads the cubin with the driver and prepares the launch. With `target="sm_90"` (or
-any arch) and no GPU, it stops after ptxas: `kernel.warmup(..., target="sm_90")` shows the PTX a
-GPU would run. The on-disk cache keeps the PTX and cubin of every specialization. Chapter: 09-ptx-driver-cache.
+`compile` runs the GPU passes on simplified tile IR, keeps each stage's text in `asm`, and gives the
+compiled kernel a loader: the first launch (or `_init_handles()`) loads the cubin with the driver
+onto the current GPU and prepares the launch. With `target="sm_90"` (or any arch) no GPU is
+needed: `kernel.warmup(..., target="sm_90")` shows the PTX a GPU would run, and loading it needs a
+GPU of that arch. The on-disk cache keeps the PTX and cubin of every specialization.
+Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 
+import functools
+
 from .. import cache, driver, ir, launcher
 from ..errors import LaunchError
-from ..kernel import CompiledKernel
+from ..kernel import CompiledKernel, KernelMetadata
 from ..passes.barriers import insert_barriers
 from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
@@ -17,6 +21,9 @@ from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
 from ..specialize import key_json
 from . import llvm, ptx
+
+NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
+          "interpreter, or warmup(..., target='sm_90') to compile without running")
 
 
 class CUDABackend:
@@ -27,9 +34,7 @@ class CUDABackend:
         if self.target != "cuda":
             return self.target
         if not driver.is_available():
-            raise LaunchError("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run "
-                              "kernels in the numpy interpreter, or warmup(..., target='sm_90') to "
-                              "compile without running")
+            raise LaunchError(NO_GPU)
         arch = driver.device_properties().arch
         return "sm_90a" if arch == "sm_90" else arch  # Hopper's own instructions (wgmma) need sm_90a
 
@@ -38,13 +43,12 @@ class CUDABackend:
         arch = self.arch()
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages], target=arch)
+                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch)
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
-        meta = dict(artifacts.metadata)
-        kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta)
-        if self.target == "cuda":
-            signature = [ir.dtype_named(name) for name in meta["signature"]]
-            kernel.launcher = self.launcher(kernel.name, kernel.asm, meta, signature, options.num_warps)
+        meta = {**artifacts.metadata, **options.recorded()}
+        kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,
+                                arg_names=list(jit_fn.arg_names))
+        kernel.loader = functools.partial(self.launcher, kernel.name, kernel.asm, kernel.metadata)
         return kernel
 
     def build(self, fn: ir.Function, options, arch: str) -> cache.Artifacts:
@@ -58,36 +62,40 @@ class CUDABackend:
         assign_shared(fn)
         insert_barriers(fn)
         asm["layout"] = ir.print_function(fn)
-        asm["llir"] = llvm.lower(fn, options.num_warps, arch)
+        asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
         asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
             metadata.update(registers=usage.registers, spill_stores=usage.spill_stores,
-                            spill_loads=usage.spill_loads)
+                            spill_loads=usage.spill_loads, stack_frame=usage.stack_frame)
         return cache.Artifacts(asm, metadata)
     # --8<-- [end:stages]
 
     # --8<-- [start:launcher]
-    def launcher(self, name: str, asm: dict, metadata: dict, signature: list[ir.DType], num_warps: int):
-        """Load the module once; each launch converts the arguments and calls the prepared launch."""
+    def launcher(self, name: str, asm: dict, metadata: KernelMetadata):
+        """Load the module onto the current GPU; each launch converts the arguments and calls the
+        prepared launch (through cuLaunchKernelEx where the options ask for launch attributes)."""
+        check_device(metadata)
         image = asm.get("cubin") or asm["ptx"]
-        shared = metadata["shared_bytes"]
+        shared = metadata.shared_bytes
         module = driver.load_module(image, name, shared)
+        signature = [ir.dtype_named(dtype) for dtype in metadata.signature]
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
-        block = 32 * num_warps
-        launch = launcher.make_launcher(module, kinds)
-        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared)
+        block = 32 * metadata.num_warps
+        attributes = tuple(a for a in launcher.LAUNCH_ATTRIBUTES if metadata[a])
+        launch = launcher.make_launcher(module, kinds, attributes=attributes)
+        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared, attributes=attributes)
 
         def check(args):
             for arg, dtype in zip(args, signature):
                 if dtype.is_ptr():
                     driver.pointer_of(arg, check_device=True)
 
-        def run(grid, args):
+        def run(grid, args, stream=None):
             check(args)
             if grid[0] and grid[1] and grid[2]:  # an empty grid launches nothing
-                launch(grid, block, shared, driver.current_stream(args), *args)
+                launch(grid, block, shared, driver.current_stream(args) if stream is None else stream, *args)
 
         def prepared(positions, args):
             """One launch key's fast path: `bound` with the stream `args` call for (checked by
@@ -98,3 +106,20 @@ class CUDABackend:
         run.module = module
         return run
     # --8<-- [end:launcher]
+
+
+# --8<-- [start:check-device]
+def check_device(metadata: KernelMetadata) -> None:
+    """Refuse, before the driver does, to load a kernel where it cannot run: no GPU, a GPU of
+    another arch than the code's, or launch options this GPU does not have."""
+    if not driver.is_available():
+        raise LaunchError(f"kernel {metadata.name} was compiled for {metadata.arch}; running it needs "
+                          f"a GPU: {NO_GPU}")
+    here = driver.device_properties().arch
+    if metadata.arch.rstrip("a") != here:
+        raise LaunchError(f"kernel {metadata.name} was compiled for {metadata.arch} and this GPU is "
+                          f"{here}; compile it for this GPU (leave out warmup's target)")
+    if metadata.launch_pdl and int(here[3:]) < 90:
+        raise LaunchError(f"launch_pdl=True: programmatic dependent launch needs sm_90 or newer, and "
+                          f"this GPU is {here}; leave launch_pdl out")
+# --8<-- [end:check-device]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from .lowering import GLOBAL_PTR, Lowering, const, f32, f64, i8, i64, ll_type
+from .lowering import GLOBAL_PTR, Lowering, const, f32, f64, i8, i16, i64, ll_type
 
 # --8<-- [start:legalize]
 # The ops whose 16-bit float operands are computed in f32. fp16 keeps its own add, sub, mul, div,
@@ -55,8 +55,9 @@ def _binary(int_op: str, uint_op: str | None, float_op: str | None):
 
 def _minmax(pick: str):
     def rule(lw: Lowering, op, dtype, x, y):
-        if dtype.is_floating():  # llvm.minimum / maximum propagate NaN, as numpy does
-            return lw.call(f"llvm.{pick}imum.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y])
+        if dtype.is_floating():  # llvm.minimum / maximum give NaN for a NaN; minnum / maxnum the other
+            name = f"{pick}imum" if op is not None and op.attrs.get("propagate_nan") else f"{pick}num"
+            return lw.call(f"llvm.{name}.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y])
         signed = dtype.kind == "int" and not dtype.is_bool()
         cmp = lw.b.icmp_signed if signed else lw.b.icmp_unsigned
         return lw.b.select(cmp("<" if pick == "min" else ">", x, y), x, y)
@@ -237,7 +238,20 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
 
 
 def _cast(lw: Lowering, op, dtype, x):
+    if op.attrs.get("rounding") == "rtz":
+        return _toward_zero(lw, x, dtype, op.result.dtype)
     return cast_register(lw, x, dtype, op.result.dtype)
+
+
+def _toward_zero(lw: Lowering, x, src: ir.DType, dst: ir.DType):
+    """A narrowing float cast rounding toward zero: `cvt.rz`, through f32 from f64 to a 16-bit float
+    (truncating twice truncates once)."""
+    if src.is_fp64():
+        x = lw.asm(f32, "cvt.rz.f32.f64 $0, $1;", "=f,d", [x], side_effect=False)
+        if dst.is_fp32():
+            return x
+    bits = lw.asm(i16, f"cvt.rz.{'bf16' if dst.is_bf16() else 'f16'}.f32 $0, $1;", "=h,f", [x], side_effect=False)
+    return bits if dst.is_bf16() else lw.b.bitcast(bits, ll_type(dst))  # bf16 registers are i16
 
 
 def _bitcast(lw: Lowering, op, dtype, x):

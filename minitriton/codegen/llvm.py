@@ -16,6 +16,8 @@ with one `ptx_kernel` function, which `codegen/ptx.py` turns into PTX. Chapter: 
 """
 from __future__ import annotations
 
+from llvmlite import ir as ll
+
 from .. import ir
 from . import control, dot, elementwise, memory, movement, operands
 from .lowering import Lowering
@@ -26,6 +28,21 @@ RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **operands.RULES
 assert set(RULES) == set(ir.OPS) - set(ir.TERMINATORS), "one lowering rule per op"
 
 
-def lower(fn: ir.Function, num_warps: int, arch: str) -> str:
+def lower(fn: ir.Function, num_warps: int, arch: str, maxnreg: int | None = None) -> str:
     """The LLVM module (text) for a kernel whose values all have layouts."""
-    return Lowering(fn, num_warps, arch, RULES).lower()
+    lowering = Lowering(fn, num_warps, arch, RULES)
+    if maxnreg is not None:
+        limit_registers(lowering.module, lowering.kernel, maxnreg)
+    return lowering.lower()
+
+
+# --8<-- [start:maxnreg]
+def limit_registers(module: ll.Module, kernel: ll.Function, maxnreg: int) -> None:
+    """Allow `kernel` at most `maxnreg` registers per thread (Triton's `maxnreg` option).
+
+    The limit is an annotation, not code: NVPTX writes it as `.maxnreg` on the kernel's entry, and
+    ptxas (or the driver, loading PTX) then allocates within it, spilling what does not fit to
+    local memory. The instructions LLVM emits stay the same; only register allocation changes."""
+    module.add_named_metadata("nvvm.annotations", [kernel, ll.MetaDataString(module, "maxnreg"),
+                                                   ll.Constant(ll.IntType(32), maxnreg)])
+# --8<-- [end:maxnreg]

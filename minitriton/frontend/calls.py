@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+from dataclasses import dataclass
 
 from .. import ir
 from ..language import core as tl
@@ -17,6 +18,14 @@ from ..language import semantic
 from ..language.debug import device_print
 from ..language.reduction import associative_scan, reduce
 from .source import KernelFunction
+
+
+@dataclass
+class Method:
+    """A @jit function reached through a tensor (`x.softmax()`): called with the tensor first."""
+
+    function: KernelFunction
+    tensor: tl.tensor
 
 
 def _describe(x) -> str:
@@ -52,6 +61,10 @@ class Calls:
                 kwargs.update(value)
             else:
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
+        if isinstance(fn, Method):
+            fn, args = fn.function, [fn.tensor, *args]
+        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):  # x.reduce(axis, combine)
+            fn, args = fn.__func__, [fn.__self__, *args]
         if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
         if isinstance(fn, KernelFunction):

@@ -23,7 +23,7 @@ from ..language.semantic import SemanticError
 from ..language.blocks import make_tensor_descriptor
 from ..specialize import AggregateSpec, ArgSpec, Constant
 from ..tools.tensor_descriptor import TensorDescriptor
-from .calls import Calls, _describe
+from .calls import Calls, Method, _describe
 from .control import ControlFlow, _OnlyInOneBranch, _always_returns, _contains_return
 from .source import KernelFunction, ParsedFunction
 
@@ -80,8 +80,9 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
                 value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
                 scope[param] = tl._unwrap(value)
                 continue
+            const = tl.is_const(jit_fn.signature.parameters[param].annotation)  # x_ptr: tl.const, read-only
             try:
-                scope[param] = argument(param, specs[param], args, arg_attrs)
+                scope[param] = argument(param, specs[param], args, arg_attrs, const)
             except SemanticError as e:  # a descriptor argument the language refuses
                 raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from None
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
@@ -89,18 +90,20 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     return fn
 
 
-def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict]):
-    """The value a kernel sees for one runtime argument. A scalar or an array is an argument of the
-    IR function; a tuple or a descriptor is rebuilt from its members, each runtime member an
-    argument of its own, named by its path (`t.0`, `X.shape.1`, `desc.base`)."""
+def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const: bool = False):
+    """The value a kernel sees for one runtime argument (`const`: its pointers are read-only). A
+    scalar or an array is an argument of the IR function; a tuple or a descriptor is rebuilt from
+    its members, each runtime member an argument of its own, named by its path (`t.0`,
+    `X.shape.1`, `desc.base`)."""
     if isinstance(spec, Constant):
         return tl._unwrap(spec.value)
     if isinstance(spec, AggregateSpec):
-        members = [argument(f"{name}.{n}", m, args, arg_attrs) for n, m in zip(spec.names, spec.members)]
+        members = [argument(f"{name}.{n}", m, args, arg_attrs, const) for n, m in zip(spec.names, spec.members)]
         if spec.kind is TensorDescriptor:
             return make_tensor_descriptor(*members, *spec.fixed)
         return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
-    value = ir.Value(ir.scalar(spec.dtype), name=name)
+    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if const and spec.dtype.is_ptr() else spec.dtype
+    value = ir.Value(ir.scalar(dtype), name=name)
     args.append(value)
     arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
     return 1 if spec.equals_one else tl.tensor(value)
@@ -260,9 +263,12 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
         try:
-            return tl._unwrap(getattr(base, node.attr))
+            value = tl._unwrap(getattr(base, node.attr))
         except AttributeError:
             raise self.error(node, f"{_describe(base)} has no attribute `{node.attr}`") from None
+        if isinstance(base, tl.tensor) and isinstance(value, KernelFunction):
+            return Method(value, base)  # x.softmax(): a @jit function, called with x first
+        return value
 
     def visit_Tuple(self, node: ast.Tuple):
         return tuple(self.visit(e) for e in node.elts)
@@ -370,12 +376,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
                     return result
                 result = self.visit(value_node)
                 continue
-            other = self.visit(value_node)
-            a = semantic.compare("ne", result.handle, semantic.Weak(0))
-            b = tl._operand(other)
-            b = semantic.compare("ne", b, semantic.Weak(0)) if not isinstance(b, semantic.Weak) \
-                else semantic.scalar_constant(bool(b.value))
-            result = tl.tensor(semantic.binary("and" if isinstance(node.op, ast.And) else "or", a, b))
+            other = tl._operand(self.visit(value_node))
+            result = tl.tensor(semantic.logical("and" if isinstance(node.op, ast.And) else "or", result.handle, other))
         return result
 
     def visit_Compare(self, node: ast.Compare):

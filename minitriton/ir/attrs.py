@@ -36,8 +36,11 @@ ATTRS = {
     "kind": Attr("reduce, scan, atomic", "frontend", "all",
                  "the combining operation (sum, max, combine...)"),
     "reverse": Attr("scan", "frontend", "all", "scan from the last element to the first"),
-    "rounding": Attr("div", "frontend (tl.div_rn)", "codegen",
-                     "'rn': IEEE division, not the 2-ulp one"),
+    "propagate_nan": Attr("minimum, maximum", "frontend", "all",
+                          "a NaN operand gives NaN (else the other operand, IEEE's minNum/maxNum)"),
+    "rounding": Attr("div, cast", "frontend (tl.div_rn, tl.cast)", "all",
+                     "div: 'rn', the IEEE division, not the 2-ulp one; cast: 'rtz', a narrowing "
+                     "float cast rounding toward zero (fp_downcast_rounding)"),
     "input_precision": Attr("dot", "frontend", "codegen",
                             "ieee, tf32 or tf32x3 for fp32 operands"),
     "sem": Attr("atomic, atomic_cas", "frontend", "codegen",

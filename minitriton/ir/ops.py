@@ -64,6 +64,9 @@ def _cast(name, operands, attrs):
     dtype = attrs["dtype"]
     if name == "bitcast":
         _check(x.dtype.bits == dtype.bits, name, f"{x.dtype} and {dtype} differ in width")
+    if attrs.get("rounding") is not None:
+        _check(x.dtype.is_floating() and dtype.is_floating() and dtype.bits < x.dtype.bits, name,
+               "a rounding mode is for narrowing float casts")
     return [x.type.with_dtype(dtype)]
 
 

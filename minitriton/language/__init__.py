@@ -18,7 +18,7 @@ from .debug import (assume, debug_barrier, device_assert, device_print, max_cons
                     multiple_of, static_assert, static_print)
 from .memory import (atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,  # noqa: F401
                      atomic_xor, load, load_tensor_descriptor, store, store_tensor_descriptor)
-from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
+from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
 from .reduction import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, prod, reduce,  # noqa: F401
                         reduce_and, reduce_or, sum, xor_sum)

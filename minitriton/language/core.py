@@ -20,6 +20,8 @@ int1, int8, int16, int32, int64 = ir.int1, ir.int8, ir.int16, ir.int32, ir.int64
 uint8, uint16, uint32, uint64 = ir.uint8, ir.uint16, ir.uint32, ir.uint64
 float16, bfloat16, float32, float64 = ir.float16, ir.bfloat16, ir.float32, ir.float64
 pointer_type = ir.pointer_type
+pi32_t = pointer_type(int32)
+TRITON_MAX_TENSOR_NUMEL = 1 << 20  # the most elements a tile may have, as in Triton
 
 
 class constexpr:
@@ -42,6 +44,34 @@ class constexpr:
 
     def __hash__(self) -> int:
         return hash(self.value)
+
+
+class constexpr_type:
+    """The type of a constexpr value (Triton's name for it; kernels compare types with it)."""
+
+    def __init__(self, value: Any):
+        self.value = constexpr_value(value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
+
+class const:
+    """An annotation for a pointer parameter whose data the kernel only reads (`x_ptr: tl.const`):
+    storing through it, or through any pointer made from it, is a compile error."""
+
+
+def is_const(annotation) -> bool:
+    """Whether a parameter's annotation is `tl.const` (the class, or its name as text)."""
+    if isinstance(annotation, str):
+        return annotation.strip("'\"").split(".")[-1] == "const"
+    return annotation is const
 
 
 def constexpr_value(x):
@@ -198,17 +228,26 @@ class tensor:
             elif isinstance(s, slice) and s == slice(None):
                 dim += 1
             else:
-                raise SemanticError(f"unsupported index {s!r} on a tensor",
+                raise SemanticError(f"unsupported tensor index: {s!r}",
                                     "tiles take only `:` and `None` (x[:, None]); index memory "
                                     "through pointers with tl.load")
         return result
 
-    def to(self, dtype, bitcast=False, fp_downcast_rounding=None):
-        return cast(self, dtype, bitcast)
+    @builtin
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return cast(self, dtype, fp_downcast_rounding, bitcast)
 
     @property
     def T(self):
         return trans(self)
+
+    @builtin
+    def logical_and(self, other) -> tensor:
+        return tensor(semantic.logical("and", self.handle, _operand(other)))
+
+    @builtin
+    def logical_or(self, other) -> tensor:
+        return tensor(semantic.logical("or", self.handle, _operand(other)))
 
     def __iter__(self):
         raise SemanticError("cannot iterate over a tensor", "loop with range() over indices")
@@ -260,9 +299,35 @@ def full(shape, value, dtype) -> tensor:
     return tensor(semantic.full(_shape(shape), value, _dtype(dtype)))
 
 
-@builtin
-def cast(input, dtype, bitcast=False, fp_downcast_rounding=None) -> tensor:
-    return tensor(semantic.cast(_value(input), _dtype(dtype), bool(_unwrap(bitcast))))
+@builtin(method=True)
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False) -> tensor:
+    """`input` converted to `dtype`; `bitcast` keeps the bits; `fp_downcast_rounding` ("rtne", the
+    default, or "rtz") rounds a float narrowed to a smaller float."""
+    if _unwrap(bitcast):
+        return tensor(semantic.cast(_value(input), _dtype(dtype), bitcast=True))
+    return tensor(semantic.cast(_value(input), _dtype(dtype), rounding=_unwrap(fp_downcast_rounding)))
+
+
+@builtin(method=True)
+def item(input) -> tensor:
+    """The one element of a one-element tile, as a scalar."""
+    x = _value(input)
+    if x.type.is_tile and x.type.numel != 1:
+        raise SemanticError(f"item() needs a tile of one element, got shape {list(x.shape)}",
+                            "reduce the tile (tl.sum, tl.max...) or index memory instead")
+    return tensor(semantic.unsplat(x))
+
+
+def _sanitized(op: str):
+    """tl.add, tl.sub, tl.mul: the operators as functions (`sanitize_overflow` asks for checks
+    that only Triton's debug mode makes; accepted and ignored)."""
+    def fn(x, y, sanitize_overflow=True) -> tensor:
+        return _binary(op, x, y)
+    fn.__name__ = op
+    return builtin(fn)
+
+
+add, sub, mul = (_sanitized(op) for op in ("add", "sub", "mul"))
 
 
 @builtin
@@ -276,25 +341,40 @@ def where(condition, x, y) -> tensor:
 
 
 class PropagateNan:
-    """Accepted for Triton's signatures; minimum and maximum always propagate NaN here (as numpy)."""
+    """Whether tl.minimum, tl.maximum and tl.clamp give NaN when an operand is NaN (ALL), or the
+    other operand (NONE, the default: IEEE's minNum and maxNum, what PTX's min and max do)."""
 
     NONE = 0
     ALL = 0xFFFF
 
 
-@builtin
-def minimum(x, y, propagate_nan=None) -> tensor:
-    return tensor(semantic.minmax("minimum", _operand(x), _operand(y)))
+def _nan_mode(propagate_nan) -> bool:
+    mode = _unwrap(propagate_nan)
+    if mode not in (None, PropagateNan.NONE, PropagateNan.ALL, True, False):
+        raise SemanticError(f"Unexpected propagate_nan {mode!r}", "use tl.PropagateNan.NONE or tl.PropagateNan.ALL")
+    return bool(mode)
 
 
 @builtin
-def maximum(x, y, propagate_nan=None) -> tensor:
-    return tensor(semantic.minmax("maximum", _operand(x), _operand(y)))
+def minimum(x, y, propagate_nan=PropagateNan.NONE) -> tensor:
+    """The smaller of two values. Python numbers are typed on their own here (as Triton does), and
+    bf16 is compared in fp32."""
+    return tensor(semantic.minmax("minimum", _value(x), _value(y), _nan_mode(propagate_nan)))
 
 
 @builtin
-def clamp(x, min, max, propagate_nan=None) -> tensor:
-    return minimum(maximum(x, min), max)
+def maximum(x, y, propagate_nan=PropagateNan.NONE) -> tensor:
+    return tensor(semantic.minmax("maximum", _value(x), _value(y), _nan_mode(propagate_nan)))
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE) -> tensor:
+    """`x` within [min, max], floats only; with PropagateNan.NONE a NaN `x` becomes `min`."""
+    x, lo, hi = (_value(v) for v in (x, min, max))
+    if not semantic.promoted_bf16(x).dtype.is_floating():
+        raise SemanticError(f"Unexpected dtype {x.dtype}. Only floating point clamp is supported")
+    nan = _nan_mode(propagate_nan)
+    return tensor(semantic.minmax("minimum", semantic.minmax("maximum", x, lo, nan), hi, nan))
 
 
 def _math(op: str):
@@ -307,7 +387,12 @@ def _math(op: str):
 
 exp, exp2, log, log2, sqrt, rsqrt = (_math(op) for op in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt"))
 sin, cos, tanh, erf, floor, ceil = (_math(op) for op in ("sin", "cos", "tanh", "erf", "floor", "ceil"))
-sqrt_rn = sqrt
+
+
+@builtin(method=True)
+def sqrt_rn(x) -> tensor:
+    """The square root rounded to nearest (IEEE)."""
+    return sqrt(x)
 
 
 @builtin(method=True)

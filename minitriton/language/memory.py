@@ -17,7 +17,7 @@ from ..ir import Value
 from .blocks import block_ptr, padding_value, tensor_descriptor
 from .core import _operand, _unwrap, _value, builtin, tensor
 from .semantic import (SemanticError, Weak, _as_mask, broadcast_shapes, broadcast_to, builder, cast, compare, constant,
-                       emit, scalar_constant, weak_to)
+                       emit, scalar_constant)
 
 
 # --8<-- [start:builtins]
@@ -46,7 +46,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                                 None if other is None else _operand(other)))
 
 
-@builtin
+@builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
     """Write `value` where `pointer` points, only where `mask` is true (through a block pointer: only
     inside the array, along the dimensions in `boundary_check`)."""
@@ -112,14 +112,14 @@ def _atomic(kind: str):
         return tensor(atomic_rule(kind, _value(pointer), _operand(val),
                                       None if mask is None else _operand(mask), _unwrap(sem), _unwrap(scope)))
     fn.__name__ = f"atomic_{kind}"
-    return builtin(fn)
+    return builtin(fn, method=True)
 
 
 atomic_add, atomic_max, atomic_min = _atomic("add"), _atomic("max"), _atomic("min")
 atomic_xchg, atomic_and, atomic_or, atomic_xor = (_atomic(k) for k in ("xchg", "and", "or", "xor"))
 
 
-@builtin
+@builtin(method=True)
 def atomic_cas(pointer, cmp, val, sem=None, scope=None) -> tensor:
     return tensor(atomic_cas_rule(_value(pointer), _operand(cmp), _operand(val), _unwrap(sem), _unwrap(scope)))
 
@@ -154,14 +154,28 @@ def load_rule(ptr: Value, mask=None, other=None) -> Value:
     return emit("load", [ptr, mask, broadcast_to(other, shape)])
 
 
+def _stored(value, pointee: ir.DType) -> Value:
+    """A value written to memory, converted to the pointee type (a Python number typed on its own
+    first, then converted: `tl.store(p_int8, 300)` stores 44, as in Triton)."""
+    return cast(scalar_constant(value.value) if isinstance(value, Weak) else value, pointee)
+
+
+def _writable(ptr: Value, what: str) -> Value:
+    if ptr.dtype.is_ptr() and ptr.dtype.const:
+        raise SemanticError(f"{what}: Cannot store to a constant pointer",
+                            "the pointer comes from a parameter annotated tl.const; drop the annotation "
+                            "to write through it")
+    return ptr
+
+
 def store_rule(ptr: Value, value, mask=None) -> None:
     """Write `value` (converted to the pointee type) through `ptr` where `mask` is true."""
-    ptr = _pointer_operand(ptr, "tl.store")
+    ptr = _writable(_pointer_operand(ptr, "tl.store"), "tl.store")
     pointee = ptr.dtype.pointee
     if pointee.is_bool():
         value = value if not isinstance(value, Weak) else scalar_constant(value.value)
         return store_rule(cast(ptr, ir.pointer_type(ir.int8)), cast(value, ir.int8), mask)
-    value = weak_to(value, pointee, "store") if isinstance(value, Weak) else cast(value, pointee)
+    value = _stored(value, pointee)
     mask = None if mask is None else _as_mask(mask)
     # The pointers say where to write: the value and the mask may broadcast to them, not beyond.
     for what, x in (("a value", value), ("a mask", mask)):
@@ -182,9 +196,9 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 
 def atomic_rule(kind: str, ptr: Value, value, mask=None, sem: str | None = None, scope: str | None = None) -> Value:
-    ptr = _pointer_operand(ptr, f"tl.atomic_{kind}")
+    ptr = _writable(_pointer_operand(ptr, f"tl.atomic_{kind}"), f"tl.atomic_{kind}")
     pointee = ptr.dtype.pointee
-    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
+    value = _stored(value, pointee)
     shape = broadcast_shapes(ptr.shape, value.shape)
     if mask is not None:
         shape = broadcast_shapes(shape, _as_mask(mask).shape)
@@ -205,10 +219,10 @@ def _ordering(sem: str | None, scope: str | None) -> dict:
 
 
 def atomic_cas_rule(ptr: Value, cmp, value, sem: str | None = None, scope: str | None = None) -> Value:
-    ptr = _pointer_operand(ptr, "tl.atomic_cas")
+    ptr = _writable(_pointer_operand(ptr, "tl.atomic_cas"), "tl.atomic_cas")
     pointee = ptr.dtype.pointee
-    cmp = weak_to(cmp, pointee, "atomic") if isinstance(cmp, Weak) else cast(cmp, pointee)
-    value = weak_to(value, pointee, "atomic") if isinstance(value, Weak) else cast(value, pointee)
+    cmp = _stored(cmp, pointee)
+    value = _stored(value, pointee)
     shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
     return emit("atomic_cas", [broadcast_to(ptr, shape), broadcast_to(cmp, shape),
                                broadcast_to(value, shape)], **_ordering(sem, scope))

@@ -59,26 +59,26 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     return _reduce("argmin")(input, axis, keep_dims)
 
 
-def _reduction(name: str, kind: str):
+def _reduction(name: str, kind: str, method: bool):
     """A reduction builtin with no options but the axis: xor_sum, reduce_or, reduce_and, prod."""
     def fn(input, axis=None, keep_dims=False) -> tensor:
         return _reduce(kind)(input, axis, keep_dims)
     fn.__name__ = name
-    return builtin(fn, method=name == "xor_sum")
+    return builtin(fn, method=method)
 
 
-xor_sum, reduce_or, reduce_and, prod = (_reduction(name, kind) for name, kind in (
+xor_sum, reduce_or, reduce_and, prod = (_reduction(name, kind, method=name != "prod") for name, kind in (
     ("xor_sum", "xor"), ("reduce_or", "or"), ("reduce_and", "and"), ("prod", "prod")))
 
 
-@builtin
+@builtin(method=True)
 def reduce(input, axis, combine_fn, keep_dims=False):
     """Reduce along `axis` with `combine_fn(a, b)`, a @jit function of two scalars. The frontend
     inlines the combine function as the reduction's region (`CodeGenerator.combine`)."""
     raise SemanticError("tl.reduce is compiled by the frontend; it cannot be called from here")
 
 
-@builtin
+@builtin(method=True)
 def associative_scan(input, axis, combine_fn, reverse=False):
     """The running `combine_fn` along `axis` (an inclusive scan), as tl.reduce does for reductions."""
     raise SemanticError("tl.associative_scan is compiled by the frontend; it cannot be called from here")

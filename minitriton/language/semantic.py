@@ -7,6 +7,7 @@ frontend turns into a `CompilationError` pointing at the kernel's line. Chapter:
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 
 from .. import ir
@@ -74,7 +75,7 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float16  # fp16 wins over bf16 (Triton's rule)
         return ir.bfloat16
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"/, // and % of {a} and {b} are refused: their signedness differs",
+        raise SemanticError(f"cannot use /, // or % with {a} and {b}: they have different signedness",
                             "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32
@@ -90,17 +91,20 @@ class Weak:
 
     @property
     def dtype(self) -> DType:
+        """Its dtype on its own: int32, else uint32, int64, uint64, whichever holds it first;
+        float32, or float64 for a magnitude float32 cannot hold."""
         if isinstance(self.value, bool):
             return ir.int1
         if isinstance(self.value, int):
-            if -2**31 <= self.value < 2**31:
-                return ir.int32
-            if -2**63 <= self.value < 2**63:
-                return ir.int64
-            if 0 <= self.value < 2**64:
-                return ir.uint64
+            for dtype, lo, hi in ((ir.int32, -2**31, 2**31), (ir.uint32, 0, 2**32),
+                                  (ir.int64, -2**63, 2**63), (ir.uint64, 0, 2**64)):
+                if lo <= self.value < hi:
+                    return dtype
             raise SemanticError(f"integer constant {self.value} does not fit in 64 bits")
-        return ir.float32
+        magnitude = builtins.abs(self.value)
+        if magnitude in (0.0, float("inf")) or magnitude != magnitude or 2**-126 <= magnitude <= 3.4028234663852886e38:
+            return ir.float32
+        return ir.float64
 
 
 def constant(value, dtype: DType) -> Value:
@@ -135,23 +139,26 @@ def meet(a, b, op: str) -> tuple[Value, Value]:
     return broadcast_pair(cast(a, dtype), cast(b, dtype))
 
 
+def _kind(dtype: DType) -> int:
+    """Triton's order of kinds: bool < integer < float."""
+    return 0 if dtype.is_bool() else 2 if dtype.is_floating() else 1
+
+
 def weak_to(w: Weak, other: DType, op: str) -> Value:
-    """A Python number meeting a value of dtype `other`: it takes `other` when the kinds agree."""
-    mine = w.dtype
-    if other.is_ptr():
+    """A Python number meeting a value of dtype `other` (Triton's rule): a number of a kind no
+    higher than the value's (bool < integer < float) takes the value's dtype and must fit in it;
+    one of a higher kind keeps its own dtype, and the promotion decides."""
+    if other.is_ptr() or _kind(w.dtype) > _kind(other):
         return scalar_constant(w.value)
-    if isinstance(w.value, bool):  # a bool is of the lowest kind: it takes any number type
-        return constant(w.value, other)
-    if isinstance(w.value, float) or mine.is_floating():
-        return constant(w.value, other if other.is_floating() else ir.float32)
-    if other.is_floating():
-        return constant(w.value, other)
-    if other.is_bool():
-        return constant(w.value, mine)
-    lo, hi = (-(1 << (other.bits - 1)), 1 << (other.bits - 1)) if other.kind == "int" else (0, 1 << other.bits)
-    if lo <= w.value < hi:
-        return constant(w.value, other)
-    return constant(w.value, mine)
+    if other.is_int() and not other.is_bool() and not isinstance(w.value, bool):
+        if w.value < 0 and other.kind == "uint":
+            raise SemanticError(f"Cannot perform a binary operation between an unsigned tensor ({other}) and a "
+                                f"negative scalar ({w.value})", "cast one of them explicitly")
+        lo, hi = (-(1 << (other.bits - 1)), 1 << (other.bits - 1)) if other.kind == "int" else (0, 1 << other.bits)
+        if not lo <= w.value < hi:
+            raise SemanticError(f"Scalar {w.value} is out of range for type {other}",
+                                f"cast the tensor to a wider type first (x.to(tl.int64))")
+    return constant(w.value, other)
 
 
 # --8<-- [start:broadcast]
@@ -191,8 +198,18 @@ def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:
 
 
 # --8<-- [start:cast]
-def cast(x: Value, dtype: DType, bitcast: bool = False) -> Value:
-    """Convert element types; `bitcast` reinterprets the bits instead (same width only)."""
+def cast(x: Value, dtype: DType, bitcast: bool = False, rounding: str | None = None) -> Value:
+    """Convert element types; `bitcast` reinterprets the bits instead (same width only). A float
+    narrowed to a smaller float rounds to nearest even, or toward zero with `rounding="rtz"`."""
+    if rounding is not None:
+        narrowing = x.dtype.is_floating() and dtype.is_floating() and dtype.bits < x.dtype.bits
+        if rounding not in ("rtne", "rtz"):
+            raise SemanticError(f"unknown fp_downcast_rounding {rounding!r}", "use 'rtne' or 'rtz'")
+        if not narrowing:
+            raise SemanticError("fp_downcast_rounding should be set only for truncating fp conversions: "
+                                f"the source is {x.dtype} and the destination {dtype}")
+        if rounding == "rtz":
+            return emit("cast", [x], dtype=dtype, rounding="rtz")
     if x.dtype == dtype:
         return x
     if bitcast:
@@ -217,14 +234,20 @@ def binary(op: str, a, b) -> Value:
     b_ptr = not isinstance(b, Weak) and b.dtype.is_ptr()
     if a_ptr or b_ptr:
         return pointer_arith(op, a, b)
+    signed = (b if isinstance(a, Weak) else a).dtype.kind == "int"  # the tile whose `>>` this is
     a, b = meet(a, b, op)
     dtype = a.dtype
     if op in BITWISE and not dtype.is_int():
-        raise SemanticError(f"bitwise operator on {dtype} values", "bitwise operators need integers")
+        raise SemanticError(f"invalid operands of type {dtype} for a bitwise operator",
+                            "bitwise operators need integers")
     if op == "floordiv":
         if not dtype.is_int():
             raise SemanticError("`//` needs integer operands", "use `/` for floats")
         op = "div"
+    if op == "shr" and signed != (dtype.kind == "int") and not dtype.is_bool():
+        # Triton shifts arithmetically when the left operand is signed, whatever the promotion gave
+        twin = ir.dtype_named(("int" if signed else "uint") + str(dtype.bits))
+        return cast(emit("shr", [cast(a, twin, True), cast(b, twin, True)]), dtype, True)
     return emit(op, [a, b])
 # --8<-- [end:binary]
 
@@ -259,6 +282,18 @@ def compare(predicate: str, a, b) -> Value:
         a, b = cast(a, ir.int64), cast(b, ir.int64)
     a, b = meet(a, b, "cmp")
     return emit("cmp", [a, b], predicate=predicate)
+
+
+def logical(op: str, a: Value, b) -> Value:
+    """`a and b`, `a or b` on tiles (both sides evaluated): each side is true where it is not zero."""
+    truth = [scalar_constant(bool(v.value)) if isinstance(v, Weak) else v for v in (a, b)]
+    a, b = (v if v.dtype == ir.int1 else compare("ne", v, Weak(0)) for v in truth)
+    return binary(op, a, b)
+
+
+def unsplat(x: Value) -> Value:
+    """The element of a one-element tile as a scalar: a reduction with nothing to combine."""
+    return reduce(x, None, "sum") if x.type.is_tile else x
 
 
 def unary(op: str, x: Value) -> Value:
@@ -300,8 +335,11 @@ def where(cond: Value, a, b) -> Value:
     return emit("select", [broadcast_to(cond, shape), broadcast_to(a, shape), broadcast_to(b, shape)])
 
 
-def minmax(op: str, a, b) -> Value:
-    a, b = meet(a, b, op)
+def minmax(op: str, a: Value, b: Value, propagate_nan: bool = False) -> Value:
+    """tl.minimum / tl.maximum: bf16 in fp32; NaN wins only with `propagate_nan`."""
+    a, b = meet(promoted_bf16(a), promoted_bf16(b), op)
+    if a.dtype.is_floating() and propagate_nan:
+        return emit(op, [a, b], propagate_nan=True)
     return emit(op, [a, b])
 
 
@@ -417,7 +455,7 @@ def num_programs(axis: int) -> Value:
 def arange(start: int, end: int) -> Value:
     n = end - start
     if n <= 0 or n & (n - 1):
-        raise SemanticError(f"tl.arange({start}, {end}) has {n} elements, not a power of two",
+        raise SemanticError(f"tl.arange({start}, {end}) has {n} elements: its range must be a power of 2",
                             "round the block size up with triton.next_power_of_2 and mask the tail")
     result = emit("arange", [], start=0, end=n)
     if start:

@@ -13,10 +13,11 @@ def sigmoid(x):
 
 
 @jit
-def softmax(x, ieee_rounding=False):
-    shifted = x - x.max(0)
-    numerator = tl.exp(shifted)
-    return numerator / numerator.sum(0)
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    """exp(x) / sum(exp(x)) along `dim` (0 when None), the maximum subtracted first."""
+    axis: tl.constexpr = 0 if dim is None else dim
+    numerator = tl.exp(x - x.max(axis, keep_dims=keep_dims))
+    return tl.fdiv(numerator, numerator.sum(axis, keep_dims=keep_dims), ieee_rounding)
 
 
 @jit
@@ -29,3 +30,7 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     linear = linear % group_size
     return first_i + linear % rows_in_group, linear // rows_in_group
 
+
+
+for _method in (sigmoid, softmax):  # x.sigmoid(), x.softmax(): methods of tensors, as in Triton
+    setattr(tl.tensor, _method.__name__, _method)

@@ -29,7 +29,7 @@ def computation_type(a: ir.DType, b: ir.DType, op: str) -> ir.DType:
             return ir.float32
         return ir.float16 if ir.float16 in (a, b) else ir.bfloat16
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"cannot divide {a} by {b}: their signedness differs")
+        raise SemanticError(f"cannot divide {a} by {b}: they have different signedness")
     if op == "div":
         return ir.float32
     return integer_promote(a, b)
