@@ -81,7 +81,7 @@ def make_key(**parts) -> str:
 def toolchain_versions() -> dict[str, str]:
     """The versions of the tools that turn a kernel into machine code."""
     return {
-        "minitriton": version.__version__,
+        "minitriton": version.VERSION,
         # A changed compiler changes the code it emits, even before its version number moves.
         "minitriton_source": source_fingerprint(Path(__file__).parent),
         "llvm": ".".join(map(str, llvm.llvm_version_info)),

@@ -28,7 +28,8 @@ def compile(jit_fn: KernelFunction, specs: dict[str, tuple], constexprs: dict[st
     the backend asks for it: a kernel found in the disk cache skips every stage."""
 
     def tile_ir() -> Function:
-        return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs))
+        return simplify(generate(jit_fn, {n: arg_spec(k) for n, k in specs.items()}, constexprs,
+                                 num_warps=options.num_warps))
 
     kernel = backend_for(options.target).compile(jit_fn, tile_ir, specs, constexprs, options)
     dump(kernel)

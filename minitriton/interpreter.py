@@ -30,6 +30,9 @@ The semantics, which are Triton's:
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
+- `extern_elementwise` calls a library function by its numpy twin (`libdevice/twins.py`), which
+  computes in float64 and is rounded once to the result type (16-bit floats go through the f32
+  version). `special_register`: `smid` is 0, `globaltimer` is `time.perf_counter_ns()`.
 - `print` writes one line per element, like Triton's device_print:
   `pid (x, y, z) idx (i, j) <prefix><value>`, the prefix being `x: ` for `device_print("x", ...)`
   (floats as C's `%f`, `hex` shows the bit pattern).
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -46,6 +50,7 @@ import numpy as np
 from . import ir
 from .dtypes import bf16_bits, bf16_from_bits, round_to_bf16
 from .errors import InterpreterError, LaunchError, Loc
+from .libdevice.twins import TWINS
 
 
 def _as(dtype: ir.DType, x) -> Any:
@@ -513,6 +518,26 @@ def _assert(program, op, condition):
                                        f"{tuple(program.pid)}{where}: {message}")
 
 
+# --8<-- [start:extern]
+def _extern_elementwise(program, op, *xs):
+    """A library function by its numpy twin. 16-bit floats go through the f32 function, as on the
+    GPU: widened to float32, and the result rounded to float32 before it is rounded back."""
+    twin = TWINS.get(op.attrs["symbol"])
+    if twin is None:
+        raise InterpreterError(op.loc, f"the interpreter cannot run {op.attrs['symbol']}: it knows only "
+                                       f"libdevice's functions", "run the kernel on a GPU")
+    xs = [np.asarray(x, np.float32) if v.dtype.is_fp16() else x for x, v in zip(xs, op.operands)]
+    result = twin(*xs)
+    if op.result.dtype.is_fp16() or op.result.dtype.is_bf16():
+        result = np.asarray(result, np.float32)
+    return _as(op.result.dtype, result)
+# --8<-- [end:extern]
+
+
+# The GPU's own registers: which multiprocessor (0: the interpreter is one) and its nanosecond clock.
+SPECIAL_REGISTERS = {"smid": lambda: np.int32(0), "globaltimer": lambda: np.int64(time.perf_counter_ns())}
+
+
 PREDICATES = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
               "eq": np.equal, "ne": np.not_equal}
 
@@ -550,6 +575,7 @@ RULES: dict[str, Callable] = {
     "select": lambda program, op, c, a, b: np.where(c, a, b),
     "cast": _cast,
     "bitcast": lambda program, op, x: _from_bits(_bits(x, op.operands[0].dtype), op.result.dtype),
+    "extern_elementwise": _extern_elementwise,
     # memory
     "addptr": _addptr, "load": _load, "store": _store, "atomic": _atomic,
     "atomic_cas": _atomic_cas,
@@ -562,6 +588,8 @@ RULES: dict[str, Callable] = {
     "hint": lambda program, op, x: x,
     "convert_layout": lambda program, op, x: x,
     "barrier": lambda program, op: None,
+    "special_register": lambda program, op: SPECIAL_REGISTERS[op.attrs["register"]](),
+    "griddepcontrol": lambda program, op: None,  # one grid at a time: nothing to wait for
 }
 # --8<-- [end:rules]
 

@@ -223,6 +223,7 @@ def listings() -> dict[str, str]:
     out["gather.stride7.ttir"] = ttir(fe.gather, f32, f32, 7, BLOCK=4)
     out["gather.stride1.ttir"] = ttir(fe.gather, f32, f32, 1, BLOCK=4)
     out["mixed.ttir"] = ttir(fe.mixed, _aligned(1, np.float16), f32, f32, BLOCK=4)
+    out["bessel.ttir"] = ttir(fe.bessel, f32, f32, 100, BLOCK=4)
     out["row_sum.ttir"] = ttir(fe.row_sum, f32, f32, 300, BLOCK=128)
     out["activate.leaky_relu.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="leaky_relu", BLOCK=4)
     out["activate.none.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="none", BLOCK=4)
@@ -554,6 +555,8 @@ def backend_listings() -> dict[str, str]:
     # 8. LLVM IR
     add = compiled(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     out["add.llir"] = add.asm["llir"]
+    bessel = compiled(example("frontend_examples").bessel, f32, f32, 100, BLOCK=512)
+    out["bessel.llir.calls"] = _lines(bessel.asm["llir"], "__nv_")
     out["add.llir.first_load"] = _between(add.asm["llir"], "define ptx_kernel", "extractvalue")
     softmax_llir = compiled(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024, num_stages=2).asm["llir"]
     out["softmax.llir.reduce"] = _between(softmax_llir, "llvm.nvvm.barrier0", "fsub float")
@@ -608,7 +611,11 @@ def _cache_key_parts(kernel, *args, **kwargs) -> str:
         compiled(triton.jit(kernel.fn), *args, **kwargs)
     finally:
         cache.make_key = make_key
-    return "\n".join(f"{name}: {json.dumps(part)}" for name, part in sorted(seen[-1].items()))
+    parts = dict(seen[-1])
+    # which ptxas and libdevice differ from machine to machine: the figure says what stands there
+    parts["toolkit"] = {"libdevice": "<its path> <16 hex digits of its sha256>",
+                        "ptxas": "<its path> <the last line of ptxas --version>"}
+    return "\n".join(f"{name}: {json.dumps(part)}" for name, part in sorted(parts.items()))
 
 
 def backend_figures() -> dict[str, str]:

@@ -283,3 +283,26 @@ def test_fp32_dot_on_cuda_cores_assembles_without_spills(fresh_cache):
         else:
             assert "st.shared.v4.b32" in ptx_text and "cp.async" not in ptx_text
         assert kernel.metadata["spill_stores"] == 0, (bm, bn, bk, warps, stages)
+
+
+@triton.jit
+def exp_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.exp(tl.load(x_ptr + offs)))
+
+
+def test_a_bug_in_a_gpu_stage_is_reported_at_the_kernels_line_not_as_a_traceback(monkeypatch, tmp_path):
+    """An exception inside codegen (here a rule made to fail) is a CompilationError at the op being
+    lowered, saying it is the compiler's bug and what to do meanwhile; the cause is kept."""
+    from minitriton.codegen import elementwise
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path))
+
+    def broken(lw, op, dtype, x):
+        raise KeyError("no such register")
+    monkeypatch.setitem(elementwise.REGISTER_RULES, "exp", broken)
+    with pytest.raises(triton.CompilationError) as caught:
+        exp_kernel.warmup(aligned(64), BLOCK=64, grid=(1,), target="sm_90")
+    error = caught.value
+    assert "internal compiler error while compiling for sm_90: KeyError" in str(error)
+    assert "tl.exp(tl.load(x_ptr + offs))" in str(error) and "bug in minitriton" in error.hint
+    assert isinstance(error.__cause__, KeyError)

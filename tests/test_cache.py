@@ -75,7 +75,7 @@ def test_key_changes_with_a_nested_value():
 
 def test_key_changes_with_the_minitriton_version(monkeypatch):
     before = make_key(**KEY_PARTS)
-    monkeypatch.setattr(minitriton.version, "__version__", "999.0")
+    monkeypatch.setattr(minitriton.version, "VERSION", "999.0")
     assert make_key(**KEY_PARTS) != before
 
 

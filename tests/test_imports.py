@@ -16,17 +16,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitriton"
 
 # Bottom to top. A name may end in `.*` (every module of that package).
 LAYERS = [
-    ("leaves", ["errors", "version", "dtypes", "layouts.*", "tools.*", "allocation"]),
+    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
-        "language.semantic", "language.core", "language.aggregate", "language.blocks", "language.memory",
-        "language.reduction", "language.debug",
-        "specialize", "kernel", "cache"]),
+        "language.semantic", "language.extern", "language.core", "language.aggregate", "language.blocks",
+        "language.memory", "language.reduction", "language.debug", "language.extra.*", "specialize", "kernel",
+        "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),
     ("passes", ["passes.*"]),
     ("codegen", ["codegen.lowering", "codegen.elementwise", "codegen.shared", "codegen.memory",
                  "codegen.operands", "codegen.movement", "codegen.dot", "codegen.control", "codegen.llvm",
-                 "codegen.ptx"]),
+                 "codegen.toolkit", "codegen.link", "codegen.ptx"]),
     ("the driver", ["driver"]),
     ("the launch", ["launcher"]),
     ("backends", ["codegen.backend", "backends"]),

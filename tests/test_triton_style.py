@@ -635,3 +635,53 @@ def wild_pointer_kernel(table_ptr):
 def test_a_pointer_into_unmapped_memory_is_an_error_not_a_crash():
     with pytest.raises(triton.InterpreterError, match="in no array"):
         wild_pointer_kernel[(1,)](np.array([16], np.int64))
+
+
+# ------------------------------------------------------------------ dots fed by other dots
+
+@triton.jit
+def chained_dots_kernel(q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, steps,
+                        BM: tl.constexpr, BN: tl.constexpr, HD: tl.constexpr):
+    """The shape of attention's backward pass for dK and dV: operands that come from another dot
+    (in the accumulator's layout), from a transpose, from arithmetic on a load; loop-carried
+    accumulators; a tile used by two dots, once transposed."""
+    offs_n, offs_k, offs_m = tl.arange(0, BN), tl.arange(0, HD), tl.arange(0, BM)
+    k = tl.load(k_ptr + offs_n[:, None] * HD + offs_k[None, :])
+    v = tl.load(v_ptr + offs_n[:, None] * HD + offs_k[None, :]) * 0.5  # arithmetic on a load
+    dk = tl.zeros([BN, HD], dtype=tl.float32)
+    dv = tl.zeros([BN, HD], dtype=tl.float32)
+    for i in range(steps):
+        rows = i * BM + offs_m
+        q_t = tl.load(q_ptr + rows[None, :] * HD + offs_k[:, None])  # HD x BM: q transposed
+        do = tl.load(do_ptr + rows[:, None] * HD + offs_k[None, :])
+        p_t = tl.dot(k, q_t) * 0.125  # BN x BM, in the accumulator's layout
+        dv += tl.dot(p_t.to(tl.float16), do)
+        dp_t = tl.dot(v, tl.trans(do))
+        ds_t = (p_t * dp_t).to(tl.float16)
+        dk += tl.dot(ds_t, tl.trans(q_t))
+    tl.store(dk_ptr + offs_n[:, None] * HD + offs_k[None, :], dk)
+    tl.store(dv_ptr + offs_n[:, None] * HD + offs_k[None, :], dv)
+
+
+@pytest.mark.parametrize("num_warps, num_stages", [(4, 1), (4, 3), (8, 2)])
+def test_dots_fed_by_dots_transposes_and_arithmetic(num_warps, num_stages):
+    rng = np.random.default_rng(27)
+    bm, bn, hd, steps = 32, 64, 64, 3
+    q = (rng.standard_normal((steps * bm, hd)) * 0.5).astype(np.float16)
+    do = (rng.standard_normal((steps * bm, hd)) * 0.5).astype(np.float16)
+    k = (rng.standard_normal((bn, hd)) * 0.5).astype(np.float16)
+    v = (rng.standard_normal((bn, hd)) * 0.5).astype(np.float16)
+    dk, dv = np.full((bn, hd), np.nan, np.float32), np.full((bn, hd), np.nan, np.float32)
+    chained_dots_kernel[(1,)](q, k, v, do, dk, dv, steps, BM=bm, BN=bn, HD=hd,
+                              num_warps=num_warps, num_stages=num_stages)
+    f = lambda x: x.astype(np.float32)
+    v_half = f((f(v) * 0.5).astype(np.float16))
+    want_dk, want_dv = np.zeros((bn, hd), np.float32), np.zeros((bn, hd), np.float32)
+    for i in range(steps):
+        q_t, d = f(q[i * bm:(i + 1) * bm]).T, f(do[i * bm:(i + 1) * bm])
+        p_t = (f(k) @ q_t) * 0.125
+        want_dv += f(p_t.astype(np.float16)) @ d
+        ds_t = f((p_t * (v_half @ d.T)).astype(np.float16))
+        want_dk += ds_t @ q_t.T
+    np.testing.assert_allclose(dv, want_dv, rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(dk, want_dk, rtol=2e-2, atol=2e-2)

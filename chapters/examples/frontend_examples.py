@@ -8,6 +8,7 @@ from typing import NamedTuple
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.examples.tutorials import leaky_relu
+from minitriton.language.extra import libdevice
 
 
 # --8<-- [start:double]
@@ -75,6 +76,16 @@ def min_and_where(x_ptr, min_ptr, where_ptr, BLOCK: tl.constexpr):
     tl.store(min_ptr, value)
     tl.store(where_ptr, index)
 # --8<-- [end:min_and_where]
+
+
+# --8<-- [start:bessel]
+@triton.jit
+def bessel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(y_ptr + offsets, libdevice.j0(x) + libdevice.pow(x, 2), mask=mask)
+# --8<-- [end:bessel]
 
 
 # --8<-- [start:min_max]

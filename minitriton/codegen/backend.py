@@ -9,10 +9,11 @@ Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from .. import cache, driver, ir, launcher
-from ..errors import LaunchError
+from ..errors import CompilationError, LaunchError, OutOfResources
 from ..kernel import CompiledKernel, KernelMetadata
 from ..passes.barriers import insert_barriers
 from ..passes.coalesce import coalesce
@@ -20,7 +21,7 @@ from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
 from ..specialize import key_json
-from . import llvm, ptx
+from . import llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
           "interpreter, or warmup(..., target='sm_90') to compile without running")
@@ -43,7 +44,8 @@ class CUDABackend:
         arch = self.arch()
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch)
+                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
+                             toolkit=toolkit.versions())
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = {**artifacts.metadata, **options.recorded()}
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,
@@ -56,14 +58,16 @@ class CUDABackend:
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
                     "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
-        vectors = coalesce(fn, options.num_warps)
-        assign_layouts(fn, options.num_warps, vectors, arch)
-        pipeline(fn, options.num_stages)
-        assign_shared(fn)
-        insert_barriers(fn)
-        asm["layout"] = ir.print_function(fn)
-        asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch)
+        with internal_errors(fn, arch):
+            vectors = coalesce(fn, options.num_warps)
+            assign_layouts(fn, options.num_warps, vectors, arch)
+            pipeline(fn, options.num_stages)
+            assign_shared(fn)
+            insert_barriers(fn)
+            asm["layout"] = ir.print_function(fn)
+            asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
+        libraries = tuple(sorted({op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}))
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, libraries)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
@@ -72,14 +76,20 @@ class CUDABackend:
         return cache.Artifacts(asm, metadata)
     # --8<-- [end:stages]
 
+
     # --8<-- [start:launcher]
     def launcher(self, name: str, asm: dict, metadata: KernelMetadata):
         """Load the module onto the current GPU; each launch converts the arguments and calls the
         prepared launch (through cuLaunchKernelEx where the options ask for launch attributes)."""
         check_device(metadata)
-        image = asm.get("cubin") or asm["ptx"]
         shared = metadata.shared_bytes
-        module = driver.load_module(image, name, shared)
+        try:
+            module = driver.load_module(asm.get("cubin") or asm["ptx"], name, shared)
+        except driver.CudaError:
+            if "cubin" not in asm:
+                raise
+            # a cubin from a ptxas newer than this driver: the driver assembles the PTX itself
+            module = driver.load_module(asm["ptx"], name, shared)
         signature = [ir.dtype_named(dtype) for dtype in metadata.signature]
         kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
         block = 32 * metadata.num_warps
@@ -106,6 +116,24 @@ class CUDABackend:
         run.module = module
         return run
     # --8<-- [end:launcher]
+
+
+@contextlib.contextmanager
+def internal_errors(fn: ir.Function, arch: str):
+    """A failure inside the GPU stages is the compiler's bug, not the kernel's: it becomes a
+    CompilationError at the op being lowered (or the kernel's first line) that says so and how to
+    go on, with the compiler's own traceback kept as its cause."""
+    try:
+        yield
+    except (CompilationError, OutOfResources):
+        raise
+    except Exception as error:
+        loc = getattr(error, "minitriton_loc", None) or fn.loc
+        raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
+                               f"{type(error).__name__}: {error}",
+                               "the kernel may well be correct: this is a bug in minitriton. The "
+                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
+                               "num_warps or num_stages may avoid the failing path") from error
 
 
 # --8<-- [start:check-device]

@@ -194,4 +194,13 @@ def _barrier(lw: Lowering, op):
     lw.barrier()
 
 
-RULES = {"for": _for, "if": _if, "while": _while, "print": _print, "assert": _assert, "barrier": _barrier}
+def _griddepcontrol(lw: Lowering, op):
+    """Programmatic dependent launch (Hopper and later): wait for the grid this one depends on, or let
+    the next one start. Without such a launch both do nothing, so before sm_90, which lacks the
+    instruction, nothing is emitted."""
+    if int(lw.arch[3:].rstrip("a")) >= 90:
+        lw.asm(ll.VoidType(), f"griddepcontrol.{op.attrs['control']};", "", [])
+
+
+RULES = {"for": _for, "if": _if, "while": _while, "print": _print, "assert": _assert, "barrier": _barrier,
+         "griddepcontrol": _griddepcontrol}

@@ -5,9 +5,10 @@ register of each operand, so it is written as a rule for one register: `rule(low
 *registers) -> register`, `dtype` being the element type it computes in. `apply` is where every
 such rule is called, and the one place 16-bit floats are legalized: bf16 has no arithmetic of its
 own here and fp16 only a little, so their registers are widened to f32 before the rule and its
-result rounded back after, as the interpreter computes them. The rules themselves only ever see
-fp32, fp64, fp16 (for the few ops PTX has for it) and integers. Also here: the ops that make a
-tile from nothing (constants, program ids, `arange`, `splat`). Chapter: 08-llvm.
+result rounded back after, as the interpreter computes them (a library call, whose operands may
+differ in type, legalizes each of them the same way). The rules themselves only ever see fp32,
+fp64, fp16 (for the few ops PTX has for it) and integers. Also here: the ops that make a tile from
+nothing (constants, program ids, special registers, `arange`, `splat`). Chapter: 08-llvm.
 """
 from __future__ import annotations
 
@@ -269,6 +270,20 @@ def _addptr(lw: Lowering, op, dtype, pointer, offset):
     return lw.b.gep(pointer, [wide], source_etype=pointee)
 
 
+# --8<-- [start:extern]
+def _extern(lw: Lowering, op, dtype, *registers):
+    """A call of a library function (libdevice's `__nv_sinf`): declared here, its body linked from
+    NVIDIA's bitcode before NVPTX codegen (`codegen/link.py`). Its operands may differ in type
+    (`jn(n, x)`), so 16-bit floats are legalized here operand by operand, as `apply` does for the
+    other math: widened to f32 for the f32 function, the result rounded back."""
+    args = [lw.to_f32(register, operand.dtype) for register, operand in zip(registers, op.operands)]
+    result = op.result.dtype
+    narrow = result.is_fp16() or result.is_bf16()
+    value = lw.call(op.attrs["symbol"], f32 if narrow else ll_type(result), args)
+    return lw.from_f32(value, result) if narrow else value
+# --8<-- [end:extern]
+
+
 REGISTER_RULES = {
     "add": _binary("add", "add", "fadd"), "sub": _binary("sub", "sub", "fsub"),
     "mul": _binary("mul", "mul", "fmul"), "div": _div, "rem": _rem,
@@ -279,6 +294,7 @@ REGISTER_RULES = {
     "neg": _neg, "not": _not, "abs": _abs, "fma": _fma, "pow": _pow,
     **{name: _math(name) for name in MATH_F32},
     "cmp": _cmp, "select": _select, "cast": _cast, "bitcast": _bitcast, "addptr": _addptr,
+    "extern_elementwise": _extern,
 }
 assert set(REGISTER_RULES) == ir.ELEMENTWISE, "one register rule per elementwise op"
 
@@ -302,6 +318,14 @@ def _arange(lw: Lowering, op):
     return [index[0] for index in lw.indices(v.layout, v.shape)]
 
 
+def _special_register(lw: Lowering, op):
+    """%smid, or %globaltimer read by a volatile instruction, so that LLVM never merges two reads of
+    the clock or moves one across the code it is timing."""
+    if op.attrs["register"] == "smid":
+        return [lw.sreg("smid")]
+    return [lw.asm(i64, "mov.u64 $0, %globaltimer;", "=l", [])]
+
+
 def _splat(lw: Lowering, op, x):
     return x * lw.n_regs(op.result)
 
@@ -311,4 +335,4 @@ def _hint(lw: Lowering, op, x):
 
 
 RULES = {"constant": _constant, "program_id": _program_id, "num_programs": _num_programs, "arange": _arange,
-         "splat": _splat, "hint": _hint, **{name: _tile_rule(name) for name in REGISTER_RULES}}
+         "special_register": _special_register, "splat": _splat, "hint": _hint, **{name: _tile_rule(name) for name in REGISTER_RULES}}

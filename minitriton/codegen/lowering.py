@@ -110,7 +110,12 @@ class Lowering:
         for op in block.ops:
             rule = self.rules.get(op.name)
             assert rule is not None, f"no lowering rule for op {op.name!r}"
-            results = rule(self, op, *[self.get(v) for v in op.operands])
+            try:
+                results = rule(self, op, *[self.get(v) for v in op.operands])
+            except Exception as error:  # where it failed, for the error the backend reports
+                if not hasattr(error, "minitriton_loc"):
+                    error.minitriton_loc = op.loc
+                raise
             if op.results:
                 if len(op.results) == 1 and op.name not in ir.REGION_OPS:
                     results = [results]

@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, fields
 
 import llvmlite.binding as llvm
+
+from .link import LibraryNotFound, link_libraries
+from .toolkit import ptxas_path
 
 TRIPLE = "nvptx64-nvidia-cuda"
 OPT_LEVEL = 3
@@ -38,8 +40,9 @@ PTX_VERSION = {
 
 
 class BackendError(RuntimeError):
-    """LLVM or ptxas rejected a module. `stage` says which step: "llvm-parse", "llvm-verify",
-    "ptxas"; the message quotes the tool's own words and the line they name."""
+    """LLVM or ptxas rejected a module, or a library it calls is missing. `stage` says which step:
+    "llvm-parse", "llvm-verify", "libdevice", "ptxas"; the message quotes the tool's own words and
+    the line they name."""
 
     def __init__(self, stage: str, message: str):
         self.stage = stage
@@ -69,8 +72,9 @@ def _quote_line(text: str, line: int) -> str:
 
 
 # --8<-- [start:llvm-to-ptx]
-def llvm_to_ptx(llir: str, arch: str) -> str:
-    """Parse and verify `llir`, optimize it with LLVM's -O3 pipeline, and print it as PTX."""
+def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = ()) -> str:
+    """Parse and verify `llir`, link libdevice (and `libraries`) into it where it calls them,
+    optimize it with LLVM's -O3 pipeline, and print it as PTX."""
     tm = target_machine(arch)
     try:
         module = llvm.parse_assembly(llir)
@@ -82,23 +86,16 @@ def llvm_to_ptx(llir: str, arch: str) -> str:
         raise BackendError("llvm-verify", f"the LLVM module is not valid IR:\n{error}") from None
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
+    try:
+        link_libraries(module, libraries)
+    except LibraryNotFound as error:
+        raise BackendError("libdevice", str(error)) from None
 
     tuning = llvm.create_pipeline_tuning_options(speed_level=OPT_LEVEL)
     passes = llvm.create_pass_builder(tm, tuning)
     passes.getModulePassManager().run(module, passes)
     return tm.emit_assembly(module)
 # --8<-- [end:llvm-to-ptx]
-
-
-def ptxas_path() -> str | None:
-    """Where `ptxas` is: on PATH, else in $CUDA_HOME/bin, else /usr/local/cuda/bin; None if nowhere."""
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
-            return os.path.join(root, "bin", "ptxas")
-    return None
 
 
 @dataclass(frozen=True)
@@ -157,9 +154,9 @@ def ptx_to_cubin(ptx: str, arch: str) -> tuple[bytes, ResourceUsage]:
     """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource usage."""
     ptxas = ptxas_path()
     if ptxas is None:
-        raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin or in "
-                                    "/usr/local/cuda/bin; install the CUDA toolkit, or load the PTX "
-                                    "itself with the driver")
+        raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin, in "
+                                    "/usr/local/cuda/bin or in the nvidia-cuda-nvcc wheel; install "
+                                    "that wheel or the CUDA toolkit, or load the PTX itself with the driver")
     with tempfile.TemporaryDirectory(prefix="minitriton-") as folder:
         source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
         with open(source, "w") as f:

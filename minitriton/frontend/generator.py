@@ -63,18 +63,19 @@ _UNSUPPORTED_HINTS = {
 
 # --8<-- [start:generate]
 def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict[str, Any],
-             name: str | None = None) -> ir.Function:
+             name: str | None = None, num_warps: int = 4) -> ir.Function:
     """Compile one specialization of a @jit kernel to tile IR.
 
     `specs` describes each runtime argument; `constexprs` gives the value of every other parameter
-    (a parameter in neither takes its default value).
+    (a parameter in neither takes its default value); `num_warps` is the launch's, which a kernel
+    may read as a constant (`tl.extra.cuda.num_warps()`).
     """
     parsed = jit_fn.parsed
     builder = ir.Builder()
     args, arg_attrs, scope = [], [], {}
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
-    with semantic.building(builder):
+    with semantic.building(builder, num_warps):
         for param in jit_fn.arg_names:
             if param in constexprs or param not in specs:
                 value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default

@@ -15,6 +15,6 @@ from ..errors import Loc, VerificationError  # noqa: F401
 from .attrs import ATTRS  # noqa: F401
 from .core import Block, Function, LoopParts, Op, Type, Value, loop_parts, scalar, tile, walk_block  # noqa: F401
 from .ops import (ARITHMETIC, BACKEND_OPS, BITWISE, CHEAP, EFFECTS, ELEMENTWISE, MATH, OPS, REDUCE_KINDS,  # noqa: F401
-                  REGION_OPS, TERMINATORS, Builder)
+                  REGION_OPS, SPECIAL_REGISTERS, TERMINATORS, Builder)
 from .printer import Printer, print_function  # noqa: F401
 from .verify import verify  # noqa: F401

@@ -23,8 +23,17 @@ class Attr:
 ATTRS = {
     # -- what an op means: written by the frontend (language/), read by every backend --
     "value": Attr("constant", "frontend", "all", "the constant's value"),
-    "dtype": Attr("constant, cast, bitcast", "frontend", "all",
+    "dtype": Attr("constant, cast, bitcast, extern_elementwise", "frontend", "all",
                   "the result's element type"),
+    "symbol": Attr("extern_elementwise", "frontend (tl.extra.libdevice, tl.extern_elementwise)",
+                   "interpreter, codegen",
+                   "the library function called, e.g. __nv_sinf; 16-bit floats go through its f32 version"),
+    "libpath": Attr("extern_elementwise", "frontend (tl.extern_elementwise)", "codegen backend",
+                    "a bitcode file to link that defines the symbol (libdevice needs none)"),
+    "register": Attr("special_register", "frontend (tl.extra.cuda)", "all",
+                     "which register: smid or globaltimer"),
+    "control": Attr("griddepcontrol", "frontend (tl.extra.cuda)", "codegen",
+                    "wait (for the grid this one depends on) or launch_dependents"),
     "axis": Attr("program_id, num_programs, expand_dims, reduce, scan", "frontend", "all",
                  "which dimension (of the grid, for program_id)"),
     "start": Attr("arange", "frontend", "all", "the first value"),

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..dtypes import DType, int1, int32
+from ..dtypes import DType, int1, int32, int64
 from ..errors import Loc, VerificationError
 from .core import Block, Op, Type, Value, scalar, tile
 
@@ -223,6 +223,23 @@ def _fma(name, operands, attrs):
     return [operands[0].type]
 
 
+def _extern_elementwise(name, operands, attrs):
+    """A function of a device library (libdevice's `__nv_sinf`), element by element: its operands
+    share one shape and may differ in dtype (`jn(n, x)`); the result's dtype is an attribute."""
+    _check(isinstance(attrs["symbol"], str) and attrs["symbol"], name, "symbol must name a function")
+    _check(len({v.shape for v in operands}) <= 1, name, "operands must have one shape")
+    return [Type(operands[0].shape if operands else (), attrs["dtype"])]
+
+
+def _special_register(name, operands, attrs):
+    _check(attrs["register"] in SPECIAL_REGISTERS, name, f"unknown register {attrs['register']!r}")
+    return [scalar(SPECIAL_REGISTERS[attrs["register"]])]
+
+
+# What `special_register` reads: the multiprocessor a program runs on, and the GPU's nanosecond clock.
+SPECIAL_REGISTERS = {"smid": int32, "globaltimer": int64}
+
+
 def _no_results(name, operands, attrs):
     return []
 
@@ -245,14 +262,16 @@ BITWISE = {"and", "or", "xor", "shl", "shr", "not", "umulhi"}  # integers
 MATH = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "floor", "ceil",
         "pow"}  # floats
 # Each element of the result from the same element of each operand (and nothing else).
-ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bitcast", "addptr"}
+ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bitcast", "addptr",
+                                            "extern_elementwise"}
 # A side effect, or a result that two identical calls may not share: never merged, never dropped.
-EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", *REGION_OPS,
-           *TERMINATORS}
+EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "special_register",
+           "griddepcontrol", *REGION_OPS, *TERMINATORS}
 # Pure and a few instructions per element: computing one again where it is needed costs less than
 # moving it between threads (the layout pass) or waiting for it (the pipeliner clones them).
-CHEAP = (ELEMENTWISE - MATH - {"fma"}) | {"constant", "program_id", "num_programs", "arange", "splat",
-                                          "broadcast", "expand_dims", "hint", "convert_layout"}
+CHEAP = (ELEMENTWISE - MATH - {"fma", "extern_elementwise"}) | {
+    "constant", "program_id", "num_programs", "arange", "splat", "broadcast", "expand_dims", "hint",
+    "convert_layout"}
 # --8<-- [end:traits]
 
 
@@ -269,6 +288,7 @@ OPS: dict[str, Callable] = {
     **{op: _elementwise(_INTS) for op in sorted(BITWISE)},
     **{op: _elementwise(("float",)) for op in sorted(MATH)},
     "fma": _fma, "cmp": _cmp, "select": _select, "cast": _cast, "bitcast": _cast,
+    "extern_elementwise": _extern_elementwise,  # libdevice: tl.extra.libdevice, tl.extern_elementwise
     # memory
     "addptr": _addptr, "load": _load, "store": _store, "atomic": _atomic,
     "atomic_cas": _atomic_cas,
@@ -277,7 +297,8 @@ OPS: dict[str, Callable] = {
     # control flow (results typed by their regions) and the rest
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,
-    "hint": _passthrough, "barrier": _no_results,
+    "hint": _passthrough, "barrier": _no_results, "special_register": _special_register,
+    "griddepcontrol": _no_results,  # {control = wait | launch_dependents}: programmatic dependent launch
     # made by the layout pass: the same values, held by other threads
     "convert_layout": _passthrough,
 }

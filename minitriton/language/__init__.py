@@ -7,9 +7,11 @@ Chapter: 02-frontend.
 - `aggregate`: values made of values (tuples...), taken apart where regions need flat values;
 - `blocks`: block pointers and tensor descriptors, and the tiles of pointers they stand for;
 - `semantic`: the typing rules behind them all;
+- `extern`: calls into a device library (`tl.extern_elementwise`); `extra`: `tl.extra.libdevice`
+  and `tl.extra.cuda`;
 - `standard` and `random`: functions written in the language itself; `math`: `tl.math`.
 """
-from . import math  # noqa: F401
+from . import extra, math  # noqa: F401
 from .core import *  # noqa: F401,F403
 from .core import abs, pow, range  # noqa: F401  (names `import *` leaves out: they shadow Python's)
 from .aggregate import tuple  # noqa: F401

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import ir
 from ..ir import DType
-from . import semantic
+from . import extern as _extern, semantic
 from .semantic import SemanticError, Weak
 
 # The dtypes, under Triton's names (one home: minitriton.ir).
@@ -438,6 +438,23 @@ def pow(x, y) -> tensor:
     if not a.dtype.is_floating():
         a, b = semantic.cast(a, float32), semantic.cast(b, float32)
     return tensor(semantic.emit("pow", [a, b]))
+
+
+@builtin
+def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure=True, _builder=None,
+                       _semantic=None) -> tensor:
+    """Triton's call of a device-library function, element by element: `arg_type_symbol_dict` maps
+    the argument dtypes to (symbol, result dtype). A symbol of libdevice (`__nv_...`) needs no
+    `lib_path`; another library's is linked from the bitcode file `lib_path`. Every library function
+    is taken to be pure (`is_pure` is accepted for Triton's signature)."""
+    versions = _extern.versions_from(_unwrap(arg_type_symbol_dict))
+    name = _unwrap(lib_name) or next(iter(versions.values()))[0]
+    return tensor(_extern.call(name, versions, [_operand(a) for a in _unwrap(args)], _unwrap(lib_path) or ""))
+
+
+def extern(fn):
+    """Triton's decorator for a function that calls a device library: it is a builtin."""
+    return builtin(fn)
 
 
 @builtin

@@ -14,6 +14,7 @@ from .. import ir
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
+_num_warps = 4  # the launch's, for tl.extra.cuda.num_warps(): a compile-time constant, as in Triton
 
 
 class SemanticError(Exception):
@@ -25,14 +26,21 @@ class SemanticError(Exception):
 
 
 @contextlib.contextmanager
-def building(builder: ir.Builder):
-    """Make `builder` the one every language function appends to, for the duration of a compile."""
-    global _builder
-    saved, _builder = _builder, builder
+def building(builder: ir.Builder, num_warps: int = 4):
+    """Make `builder` the one every language function appends to, for the duration of a compile
+    of a kernel launched with `num_warps` warps."""
+    global _builder, _num_warps
+    saved, _builder = (_builder, _num_warps), builder
+    _num_warps = num_warps
     try:
         yield builder
     finally:
-        _builder = saved
+        _builder, _num_warps = saved
+
+
+def num_warps() -> int:
+    builder()  # only inside a kernel
+    return _num_warps
 
 
 def builder() -> ir.Builder:

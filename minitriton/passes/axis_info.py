@@ -130,7 +130,7 @@ def _unknown(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     return AxisInfo.unknown(len(_shape(op.results[0])))
 
 
-@rule(*sorted(ir.MATH), "fma", "umulhi", "not")
+@rule(*sorted(ir.MATH), "fma", "umulhi", "not", "extern_elementwise")
 def _elementwise(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     """Any function of equal elements gives equal elements; nothing else survives."""
     rank = len(_shape(op.results[0]))

@@ -336,6 +336,9 @@ class LayoutAssignment:
         have = self.of(v)
         if have == want:
             return v
+        if isinstance(want, SharedOperandLayout) and not isinstance(have, BlockedLayout):
+            # wgmma's operands are written to shared memory from a blocked layout: get there first
+            v, have = self.materialize(v, self.default(v), out), self.default(v)
         if have is None:  # flexible: recompute the chain in `want` (once per block)
             key = (id(v), want, id(out))
             if key not in self.remat:
