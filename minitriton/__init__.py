@@ -1,6 +1,7 @@
 """minitriton: a staged, readable Triton-style GPU JIT compiler. `import minitriton as triton`."""
 from .version import __version__  # noqa: F401
-from . import language, testing  # noqa: F401,E402
+from . import language, testing, tools  # noqa: F401,E402
+from .allocation import set_allocator  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources  # noqa: F401,E402
 from .jit import JITFunction, KernelInterface, jit  # noqa: F401,E402
 from .autotune import Config, autotune, heuristics  # noqa: F401,E402

@@ -228,6 +228,14 @@ def dtype_of_array(x) -> DType | None:
     return dtype
 
 
+def array_address(x) -> int:
+    """The address of an array's first element (a torch tensor's, a CUDA array's, a numpy array's)."""
+    if hasattr(x, "data_ptr"):
+        return x.data_ptr()
+    interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
+    return interface["data"][0]
+
+
 def dtype_of_language_name(name: str) -> DType | None:
     """The DType `tl.<name>` is (`float16`), or None."""
     return _BY_LANGUAGE.get(name)

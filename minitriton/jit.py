@@ -23,7 +23,7 @@ from .errors import CompilationError, LaunchError
 from .frontend import KernelFunction
 from .kernel import Options, grid3
 from .language.core import constexpr_value
-from .specialize import MISSING, launch_key, plain_key, specialize
+from .specialize import MISSING, launch_key, plain_key, runtime_values, specialize
 
 # os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
 # value on every call, a tenth of a launch's host time
@@ -92,7 +92,7 @@ class JITFunction(KernelFunction, KernelInterface):
             raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
         if callable(grid):
             grid = grid(bound)
-        kernel.launch(grid3(grid), [bound[n] for n in kernel.runtime_args])
+        kernel.launch(grid3(grid), runtime_values(bound, kernel.runtime_args))
         return kernel
     # --8<-- [end:run]
 
@@ -249,6 +249,8 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     def miss(key: tuple, values: list, grid, args: tuple, kwargs: dict):
         compiled = kernel.run_slow(*args, grid=grid, **kwargs)
         given = [names[i] for i in runtime]
+        if not set(compiled.runtime_args) <= set(given):  # members of tuples: launched the slow way
+            return compiled
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])
         if prepared is not None:  # the interpreter has none

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import specialize
 from .errors import LaunchError
 
 WARP_SIZE = 32
@@ -180,8 +181,7 @@ class CompiledKernel:
         if len(args) == len(self.runtime_args):
             return list(args)
         if self.arg_names and len(args) == len(self.arg_names):
-            given = dict(zip(self.arg_names, args))
-            return [given[name] for name in self.runtime_args]
+            return specialize.runtime_values(dict(zip(self.arg_names, args)), self.runtime_args)
         every = f" or all {len(self.arg_names)} ({', '.join(self.arg_names)})" if self.arg_names else ""
         raise LaunchError(f"compiled kernel {self.name} takes its {len(self.runtime_args)} runtime "
                           f"arguments ({', '.join(self.runtime_args)}){every}; got {len(args)}")

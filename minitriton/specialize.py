@@ -4,7 +4,11 @@ A kernel is compiled once per *specialization*: the facts about its runtime argu
 compiled code may depend on. An array is a pointer to its dtype, aligned to 16 bytes or not; an
 int is 32 or 64 bits wide, a multiple of 16 or not, equal to 1 or not (a stride of 1 becomes the
 constant 1); a float is fp32. `specialize` reads those facts (Triton's signature strings: `*fp16`,
-`i32`), `arg_spec` turns them into the frontend's `ArgSpec`.
+`i32`), `arg_spec` turns them into the frontend's `ArgSpec`. A tuple argument (a namedtuple too)
+is specialized member by member, and so is a `TensorDescriptor` (its base, shape and strides, with
+its block shape): a member that is None, a `tl.constexpr`, a dtype or a function is a compile-time
+constant of the kernel, as a constexpr argument is, and every other member becomes a runtime
+argument of its own, named by its path (`t.0`, `X.shape.1`, `desc.base`).
 
 A launch finds its compiled kernel by a cheaper *launch key*, read at every launch:
 `launch_key(value)` is, per argument, at least as fine as its specialization (two arguments with
@@ -16,11 +20,13 @@ Chapter: 02-frontend (specialization), 09-ptx-driver-cache (the launch key).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, dtype_of_array, dtype_of_signature, pointer_type
+from .dtypes import DType, array_address, dtype_of_array, dtype_of_signature, pointer_type
 from .errors import LaunchError
+from .tools.tensor_descriptor import TensorDescriptor
 
 
 # --8<-- [start:argspec]
@@ -38,6 +44,54 @@ class ArgSpec:
 # --8<-- [end:argspec]
 
 
+# --8<-- [start:aggregate-spec]
+@dataclass(frozen=True)
+class Constant:
+    """A member of a tuple argument known at compile time (None, a tl.constexpr, a dtype, a @jit
+    function): the kernel sees the value itself, and each value is a specialization of its own."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class AggregateSpec:
+    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each member."""
+
+    kind: type  # tuple, a namedtuple class, or TensorDescriptor
+    names: tuple[str, ...]  # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    members: tuple  # an ArgSpec, a Constant or an AggregateSpec for each
+    fixed: tuple = ()  # a descriptor's block shape and padding
+
+
+DESCRIPTOR_MEMBERS = ("base", "shape", "strides")  # what a launch passes of a TensorDescriptor
+
+
+def runtime_values(bound: dict[str, Any], names: list[str]) -> list:
+    """What a launch passes for the runtime arguments `names`: a parameter's value, or a member of
+    one, by the path that names it (`t.0`, `X.shape.1`, `desc.base`)."""
+    values = []
+    for name in names:
+        param, *path = name.split(".")
+        value = bound[param]
+        for part in path:
+            value = value[int(part)] if part.isdigit() else getattr(value, part)
+        values.append(value)
+    return values
+
+
+def key_json(key):
+    """A specialization as plain JSON, for the disk cache's key: a tuple's class by its name and a
+    compile-time member by its repr (a @jit function by the hash of its source)."""
+    if isinstance(key, tuple):
+        return [key_json(k) for k in key]
+    if key is None or isinstance(key, (str, int, float, bool)):
+        return key
+    if isinstance(key, type):
+        return f"{key.__module__}.{key.__qualname__}"
+    return getattr(key, "cache_key", None) or repr(key)
+# --8<-- [end:aggregate-spec]
+
+
 class _Missing:
     """A parameter the launch did not give (the slow path says which)."""
 
@@ -46,13 +100,6 @@ class _Missing:
 
 
 MISSING = _Missing()
-
-
-def array_address(x) -> int:
-    if hasattr(x, "data_ptr"):
-        return x.data_ptr()
-    interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
-    return interface["data"][0]
 
 
 class ArgumentOverflow(LaunchError, OverflowError):
@@ -79,6 +126,12 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)
+    if isinstance(value, tuple):
+        return ("tuple", type(value), tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
+    if isinstance(value, TensorDescriptor):
+        members = (value.base, tuple(value.shape), tuple(value.strides))
+        return ("tensordesc", tuple(value.block_shape), value.padding,
+                tuple(specialize(f"{name}.{n}", v) for n, v in zip(DESCRIPTOR_MEMBERS, members)))
     dtype = dtype_of_array(value)
     if dtype is None:
         raise LaunchError(f"argument `{name}` is a {type(value).__name__}; expected an array (torch "
@@ -86,8 +139,25 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
     return (pointer_type(dtype).signature, array_address(value) % 16 == 0)
 
 
-def arg_spec(key: tuple) -> ArgSpec:
-    """The frontend's ArgSpec for one specialization."""
+def _member(name: str, value, specialized: bool) -> tuple:
+    """A tuple member's specialization: ("constexpr", value) for one known at compile time."""
+    if value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr" or callable(value):
+        return ("constexpr", value)
+    return specialize(name, value, specialized)
+
+
+def arg_spec(key: tuple):
+    """The frontend's view of one specialization: an ArgSpec, or for a tuple or a descriptor an
+    AggregateSpec (a Constant for each of its compile-time members)."""
+    if key[0] == "constexpr":
+        return Constant(key[1])
+    if key[0] == "tuple":
+        kind, members = key[1], key[2]
+        names = kind._fields if hasattr(kind, "_fields") else tuple(str(i) for i in range(len(members)))
+        return AggregateSpec(kind, tuple(names), tuple(arg_spec(m) for m in members))
+    if key[0] == "tensordesc":
+        return AggregateSpec(TensorDescriptor, DESCRIPTOR_MEMBERS, tuple(arg_spec(m) for m in key[3]),
+                             (key[1], key[2]))
     dtype = dtype_of_signature(key[0])
     if dtype.is_ptr():
         return ArgSpec(dtype, divisible_by_16=key[1])
@@ -109,6 +179,8 @@ def launch_key(value) -> tuple:
         return cls, value
     if isinstance(value, np.generic):
         return launch_key(value.item())[0], value
+    if isinstance(value, (tuple, TensorDescriptor)):  # its members are launched the slow way
+        return specialize("argument", value), value
     address = getattr(value, "data_ptr", None)
     if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
         pointer = address()

@@ -15,6 +15,7 @@ import ast
 import hashlib
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -228,6 +229,8 @@ def listings() -> dict[str, str]:
     out["activate.none.ttir"] = ttir(fe.activate, f32, 100, ACTIVATION="none", BLOCK=4)
     out["min_and_where.ttir"] = ttir(fe.min_and_where, f32, f32, _aligned(1, np.int32), BLOCK=8)
     out["selu.ttir"] = ttir(fe.selu, f32, BLOCK=8)
+    out["min_max.ttir"] = ttir(fe.min_max, f32, f32, 1000, BLOCK=128)
+    out["scale_rows.ttir"] = ttir(fe.scale_rows, fe.Matrix(f32, (30, 50), (64, 1)), 2.0, BLOCK=64)
     specs = {name: arg_spec(specialize(name, value)) for name, value in [("x_ptr", f32), ("n", 100)]}
     out["activate.none.unsimplified"] = ir.print_function(
         generate(fe.activate, specs, {"ACTIVATION": "none", "BLOCK": 4}))
@@ -504,7 +507,7 @@ def _matmul_args(stages: int, block: int):
 
 def backend_listings() -> dict[str, str]:
     from minitriton import launcher, layouts
-    from minitriton.examples.tutorials import add_kernel, matmul_kernel, softmax_kernel
+    from minitriton.examples.tutorials import add_kernel, matmul_block_ptr_kernel, matmul_kernel, softmax_kernel
     from minitriton.frontend import generate
     from minitriton.specialize import arg_spec, specialize
     from minitriton.passes.coalesce import print_axis_info
@@ -535,6 +538,14 @@ def backend_listings() -> dict[str, str]:
     out["gather_rows.accesses"] = "\n".join(
         f"// {kernel.__name__}\n" + _lines(compiled(kernel, f32, i32, f32, BLOCK=512).asm["ptx"], "ld.global", "st.global")
         for kernel in (coalesce_examples.gather_rows, coalesce_examples.gather_rows_hinted))
+    out["scale_block.ttir"] = ttir(coalesce_examples.scale_block, f32, 96, 192, 256, BLOCK_M=16, BLOCK_N=64)
+    out["scale_block.accesses"] = _lines(compiled(coalesce_examples.scale_block, f32, 96, 192, 256, BLOCK_M=16,
+                                                  BLOCK_N=64).asm["ptx"], "ld.global", "st.global")
+    args, kwargs = _matmul_args(3, 128)
+    out["matmul.block_ptr.accesses"] = _access_counts({
+        "pointer arithmetic": compiled(matmul_kernel, *args, **kwargs).asm["ptx"],
+        "block pointers": compiled(matmul_block_ptr_kernel, *args,
+                                   **{k: v for k, v in kwargs.items() if k != "ACTIVATION"}).asm["ptx"]})
     # 6. shared memory
     args, kwargs = _matmul_args(3, 128)
     out["matmul.buffers"] = _buffers_text(backend_ir(matmul_kernel, *args, **kwargs))
@@ -560,6 +571,19 @@ def backend_listings() -> dict[str, str]:
     out["add.launcher"] = launcher._binder(("ptr", "ptr", "ptr", "int32"))[0]
     out["add.cache_parts"] = _cache_key_parts(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
     return out
+
+
+def _access_counts(ptx_by_title: dict[str, str]) -> str:
+    """How many of each global-memory instruction (and cp.async copy) each PTX has, side by side."""
+    counts = {title: {} for title in ptx_by_title}
+    for title, ptx in ptx_by_title.items():
+        for name in re.findall(r"\b((?:ld|st)\.global[\w.]*|cp\.async\.[\w.]+)", ptx):
+            counts[title][name] = counts[title].get(name, 0) + 1
+    names = sorted({name for each in counts.values() for name in each})
+    width = max(map(len, names))
+    lines = [" " * width + "".join(f"  {title:>20}" for title in ptx_by_title)]
+    lines += [name.ljust(width) + "".join(f"  {counts[t].get(name, 0):>20}" for t in ptx_by_title) for name in names]
+    return "\n".join(lines)
 
 
 def _out_of_resources(fn: ir.Function, limit: int) -> str:

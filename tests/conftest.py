@@ -8,12 +8,15 @@
 - Every kernel a test launches in the interpreter is also compiled for sm_80, sm_90 and sm_90a, down to a
   cubin assembled by ptxas, so the CPU-only run proves the CUDA backend accepts every test kernel.
 """
+import dataclasses
 import os
 
 import numpy as np
 import pytest
 
 import importlib
+
+from minitriton.tools.tensor_descriptor import TensorDescriptor
 
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
 NO_GPU = "no NVIDIA GPU/driver here (run `make gpu-check` on a GPU machine)"
@@ -78,7 +81,7 @@ def _also_run_on_the_gpu(monkeypatch, request):
     def run_slow(self, *args, grid, **kwargs):
         if not jit_module.interpreting():
             return original(self, *args, grid=grid, **kwargs)
-        arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, np.ndarray)]
+        arrays = [a for v in list(args) + list(kwargs.values()) for a in _arrays_in(v)]
         before = [np.copy(_extent(a)) for a in arrays]
         result = original(self, *args, grid=grid, **kwargs)  # the reference; a kernel error stops here
         # on the GPU through the launch fast path, as a user's launch goes
@@ -86,6 +89,29 @@ def _also_run_on_the_gpu(monkeypatch, request):
         return result
 
     monkeypatch.setattr(jit_module.JITFunction, "run_slow", run_slow)
+
+
+def _arrays_in(value) -> list[np.ndarray]:
+    """The numpy arrays an argument holds: itself, or the members of a tuple or a descriptor."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, TensorDescriptor):
+        return _arrays_in(value.base)
+    if isinstance(value, tuple):
+        return [a for v in value for a in _arrays_in(v)]
+    return []
+
+
+def _swapped(value, swap):
+    """`value` with each numpy array in it (in tuples and descriptors too) replaced by `swap(array)`."""
+    if isinstance(value, np.ndarray):
+        return swap(value)
+    if isinstance(value, TensorDescriptor):
+        return dataclasses.replace(value, base=_swapped(value.base, swap))
+    if isinstance(value, tuple):
+        members = [_swapped(v, swap) for v in value]
+        return type(value)(*members) if hasattr(value, "_fields") else tuple(members)
+    return value
 
 
 def _extent(a: np.ndarray) -> np.ndarray:
@@ -102,11 +128,12 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
         staged[shift:] = data
         buf = driver.DeviceArray.from_numpy(staged)
         copies[id(a)] = (buf, shift, _GpuArg(buf.data_ptr() + shift, a.dtype))
-    swap = lambda v: copies[id(v)][2] if isinstance(v, np.ndarray) else v
+    swap = lambda a: copies[id(a)][2]
     saved = os.environ.get("MINITRITON_INTERPRET")
     os.environ["MINITRITON_INTERPRET"] = "0"
     try:
-        launch(kernel, *[swap(a) for a in args], grid=grid, **{k: swap(v) for k, v in kwargs.items()})
+        launch(kernel, *[_swapped(a, swap) for a in args], grid=grid,
+               **{k: _swapped(v, swap) for k, v in kwargs.items()})
         driver.synchronize()
     finally:
         if saved is None:

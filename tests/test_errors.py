@@ -83,8 +83,8 @@ def lambda_kernel(x_ptr):
 
 
 @triton.jit
-def listcomp_kernel(x_ptr):
-    values = [i * 2 for i in range(4)]  # <-
+def listcomp_kernel(x_ptr, n):
+    values = [i * 2 for i in range(n)]  # <-
     tl.store(x_ptr, values[0])
 
 
@@ -156,7 +156,7 @@ def starred_kernel(x_ptr):
     (with_kernel, r"`with` blocks are not supported", None, (X,)),
     (try_kernel, r"try/except is not supported", None, (X,)),
     (lambda_kernel, r"lambdas are not supported", r"@jit function at module level", (X,)),
-    (listcomp_kernel, r"list comprehensions are not supported", r"static_range", (X,)),
+    (listcomp_kernel, r"a comprehension is unrolled at compile time", r"loop over range", (X, 4)),
     (break_kernel, r"`break` is not supported", r"while loop|mask", (X, 8)),
     (continue_kernel, r"`continue` is not supported", r"wrap the rest", (X, 8)),
     (nested_def_kernel, r"nested function definitions are not supported", r"module level with @jit", (X,)),

@@ -16,11 +16,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitriton"
 
 # Bottom to top. A name may end in `.*` (every module of that package).
 LAYERS = [
-    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*"]),
+    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
-        "language.semantic", "language.extern", "language.core", "language.memory", "language.reduction",
-        "language.debug", "language.shapes", "language.elementwise", "language.extra.*", "specialize", "kernel",
+        "language.semantic", "language.extern", "language.core", "language.aggregate", "language.blocks",
+        "language.memory", "language.reduction", "language.debug", "language.shapes", "language.elementwise",
+        "language.extra.*", "specialize", "kernel",
         "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),
     ("passes", ["passes.*"]),

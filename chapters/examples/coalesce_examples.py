@@ -1,4 +1,5 @@
-"""Kernels for chapter 5 (coalescing): the same gather written without and with a hint."""
+"""Kernels for chapter 5 (coalescing): the same gather written without and with a hint, and a
+block read and written through a block pointer."""
 import minitriton as triton
 import minitriton.language as tl
 
@@ -25,3 +26,14 @@ def gather_rows_hinted(x_ptr, starts_ptr, out_ptr, BLOCK: tl.constexpr):
     row = tl.load(x_ptr + start + cols)
     tl.store(out_ptr + pid * BLOCK + cols, row)
 # --8<-- [end:gather_rows_hinted]
+
+
+# --8<-- [start:scale_block]
+@triton.jit
+def scale_block(x_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Double this program's block of x, which may cross the array's edges."""
+    block = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(stride_m, 1),
+                              offsets=(tl.program_id(0) * BLOCK_M, tl.program_id(1) * BLOCK_N),
+                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    tl.store(block, tl.load(block, boundary_check=(0, 1)) * 2, boundary_check=(0, 1))
+# --8<-- [end:scale_block]

@@ -3,6 +3,8 @@
 `scripts/figures.py` compiles them and writes the tile IR they become into chapters/figures/,
 so the listings in the chapter are the compiler's own output.
 """
+from typing import NamedTuple
+
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.examples.tutorials import leaky_relu
@@ -99,3 +101,38 @@ def bessel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offsets, mask=mask)
     tl.store(y_ptr + offsets, libdevice.j0(x) + libdevice.pow(x, 2), mask=mask)
 # --8<-- [end:bessel]
+
+
+# --8<-- [start:min_max]
+@triton.jit
+def widen(bounds, x):
+    """The (lowest, highest) pair `bounds`, widened to take in the tile `x`."""
+    low, high = bounds
+    return tl.minimum(low, x), tl.maximum(high, x)
+
+
+@triton.jit
+def min_max(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    first = tl.load(x_ptr + offsets)
+    bounds = (first, first)
+    for start in range(BLOCK, n, BLOCK):
+        bounds = widen(bounds, tl.load(x_ptr + start + offsets))
+    tl.store(out_ptr + offsets, bounds[1] - bounds[0])
+# --8<-- [end:min_max]
+
+
+# --8<-- [start:matrix]
+class Matrix(NamedTuple):
+    ptr: object
+    shape: tuple
+    strides: tuple
+
+
+@triton.jit
+def scale_rows(m, factor, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    ptrs = m.ptr + tl.program_id(0) * m.strides[0] + cols * m.strides[1]
+    inside = cols < m.shape[1]
+    tl.store(ptrs, tl.load(ptrs, mask=inside) * factor, mask=inside)
+# --8<-- [end:matrix]

@@ -20,6 +20,7 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
+from ..specialize import key_json
 from . import llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
@@ -41,7 +42,7 @@ class CUDABackend:
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         arch = self.arch()
-        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, list(k)] for n, k in specs.items()],
+        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
                              options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
                              toolkit=toolkit.versions())

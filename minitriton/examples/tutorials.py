@@ -2,7 +2,8 @@
 benchmarks run.
 
 vector add (01), fused softmax (02), matmul with a @jit activation chosen by a constexpr string (03),
-seeded dropout (04) and layer norm forward (05). The matmul has two more constexprs, with defaults,
+seeded dropout (04), layer norm forward (05), and matmul with block pointers (the block-pointer
+tutorial, 08 in Triton 2). The matmul has two more constexprs, with defaults,
 so the benchmarks time this very kernel for fp16, bf16 and fp32: the dot's `INPUT_PRECISION`, and
 C is stored in its own dtype (the tutorial's fp16, when C is fp16). Each has a `run_*` function that makes inputs with a
 fixed seed, launches the kernel as the tutorial does and returns (result, reference) as numpy arrays.
@@ -95,6 +96,43 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 def leaky_relu(x):
     return tl.where(x >= 0, x, 0.01 * x)
 # --8<-- [end:matmul]
+
+
+# --8<-- [start:matmul-block-ptr]
+@triton.jit
+def matmul_block_ptr_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                            stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                            BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    a_block_ptr = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
+                                    offsets=(pid_m * BLOCK_SIZE_M, 0), block_shape=(BLOCK_SIZE_M, BLOCK_SIZE_K),
+                                    order=(1, 0))
+    b_block_ptr = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
+                                    offsets=(0, pid_n * BLOCK_SIZE_N), block_shape=(BLOCK_SIZE_K, BLOCK_SIZE_N),
+                                    order=(1, 0))
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_SIZE_K):
+        a = tl.load(a_block_ptr, boundary_check=(0, 1))
+        b = tl.load(b_block_ptr, boundary_check=(0, 1))
+        accumulator = tl.dot(a, b, accumulator)
+        a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_SIZE_K))
+        b_block_ptr = tl.advance(b_block_ptr, (BLOCK_SIZE_K, 0))
+    c = accumulator.to(c_ptr.dtype.element_ty)
+
+    c_block_ptr = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn),
+                                    offsets=(pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N),
+                                    block_shape=(BLOCK_SIZE_M, BLOCK_SIZE_N), order=(1, 0))
+    tl.store(c_block_ptr, c, boundary_check=(0, 1))
+# --8<-- [end:matmul-block-ptr]
 
 
 # --8<-- [start:dropout]

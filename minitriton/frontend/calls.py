@@ -79,6 +79,8 @@ class Calls:
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
             return fn(*args, **kwargs)
+        if isinstance(fn, type) and issubclass(fn, tuple):  # a tuple (a namedtuple too) of any values
+            return fn(*args, **kwargs)
         if fn is builtins.print:  # print("x", x) is device_print("x", x), as in Triton
             return device_print(*args) if args else None
         if fn is builtins.range:

@@ -5,18 +5,22 @@ generated into a block of its own, starting from the variables as they were; the
 changes become the `if` op's results, yielded by each block. A loop carries the variables its body
 assigns that existed before it: they are the block arguments of its body and the values it
 yields, and each must keep its type from one iteration to the next. A name that only one branch
-(or the body of a loop) defines cannot be read after it. Chapter: 02-frontend.
+(or the body of a loop) defines cannot be read after it. A variable holding an aggregate (a tuple,
+a block pointer) is taken apart into its leaves (`language/aggregate.py`): each leaf that differs
+is a value of the region, and the variable is put back together from the region's values after
+it. Chapter: 02-frontend.
 """
 from __future__ import annotations
 
 import ast
 import builtins
+from dataclasses import dataclass
 
 from .. import ir
 from ..dtypes import FACTS
-from ..errors import CompilationError
 from ..language import core as tl
 from ..language import semantic
+from ..language.aggregate import Structure, flatten, rebuild, same_constant
 
 
 class _OnlyInOneBranch:
@@ -43,30 +47,42 @@ class ControlFlow:
         names = [n for n in then_scope.keys() | else_scope.keys()
                  if then_scope.get(n, before.get(n)) is not before.get(n)
                  or else_scope.get(n, before.get(n)) is not before.get(n)]
-        merged, yielded = {}, []
+        merged, joined, yielded = {}, [], []  # yielded: (name, path, then leaf, else leaf)
         for n in sorted(names):
             if n == "$ret":  # a branch that falls off the end returns None
                 then_scope.setdefault(n, None)
                 else_scope.setdefault(n, None)
-            if n not in then_scope or n not in else_scope:
+            a, b = then_scope.get(n), else_scope.get(n)
+            if n not in then_scope or n not in else_scope or isinstance(a, _OnlyInOneBranch) \
+                    or isinstance(b, _OnlyInOneBranch):
                 merged[n] = _OnlyInOneBranch(n, f"one branch of the if at line {self.loc(node).line}")
                 continue
-            a, b = then_scope[n], else_scope[n]
-            if not isinstance(a, tl.tensor) and not isinstance(b, tl.tensor) and _same_constant(a, b):
-                merged[n] = a
-                continue
-            yielded.append(n)
-        then_values = self.yield_values(then_block, [then_scope[n] for n in yielded], yielded, node)
-        else_values = self.yield_values(else_block, [else_scope[n] for n in yielded], yielded, node)
-        for n, a, b in zip(yielded, then_values, else_values):
+            (structure, then_leaves), (other, else_leaves) = flatten(a), flatten(b)
+            if structure != other:
+                raise self.error(self.assigned_at.get(n, node), f"{_shown(n)} is {structure} in the then "
+                                 f"branch but {other} in the else branch", "give it the same kind of value "
+                                 "in both branches")
+            leaves = []  # a leaf both branches share is kept; the others become the if's results
+            for path, x, y in zip(structure.paths(n), then_leaves, else_leaves):
+                if _same_leaf(x, y):
+                    leaves.append(x)
+                else:
+                    leaves.append(_Result(len(yielded)))
+                    yielded.append((n, path, x, y))
+            joined.append((n, structure, leaves))
+        then_values = self.yield_values(then_block, [x for _, _, x, _ in yielded])
+        else_values = self.yield_values(else_block, [y for _, _, _, y in yielded])
+        for (n, path, _, _), a, b in zip(yielded, then_values, else_values):
             if a.type != b.type:
-                raise self.error(self.assigned_at.get(n, node), f"`{n}` is {a.type} in the then branch but "
+                raise self.error(self.assigned_at.get(n, node), f"`{path}` is {a.type} in the then branch but "
                                  f"{b.type} in the else branch", "give it the same type and shape in both "
                                  "branches")
         op = self.builder.region_op("if", [cond.handle], [v.type for v in then_values],
                                     [then_block, else_block])
         self.scope = {**before, **merged}
-        self.scope.update({n: tl.tensor(result) for n, result in zip(yielded, op.results)})
+        for n, structure, leaves in joined:
+            self.scope[n] = rebuild(structure, [tl.tensor(op.results[x.index]) if isinstance(x, _Result) else x
+                                                for x in leaves])
     # --8<-- [end:if]
 
     def branch(self, body: list[ast.stmt], before: dict) -> tuple[ir.Block, dict]:
@@ -80,19 +96,11 @@ class ControlFlow:
             self.builder.block = saved_block
         return block, self.scope
 
-    def yield_values(self, block: ir.Block, values: list, names: list[str], node) -> list[ir.Value]:
-        """Append a yield of `values` (constants made into IR values) to the end of `block`."""
+    def yield_values(self, block: ir.Block, leaves: list) -> list[ir.Value]:
+        """Append a yield of `leaves` (numbers made into IR constants) to the end of `block`."""
         saved_block, self.builder.block = self.builder.block, block
         try:
-            handles = []
-            for n, v in zip(names, values):
-                if isinstance(v, _OnlyInOneBranch):
-                    raise self.error(node, f"`{n}` is defined only in {v.where}")
-                if v is None or not isinstance(v, (tl.tensor, bool, int, float)):
-                    raise self.error(node, f"`{n}` holds {v!r}, which cannot change at run time",
-                                     "only tensors and numbers can be assigned under a runtime "
-                                     "condition or in a loop")
-                handles.append(tl._value(v))
+            handles = [tl._value(v) for v in leaves]
             self.builder.create("yield", handles)
             return handles
         finally:
@@ -135,14 +143,14 @@ class ControlFlow:
         if isinstance(tl._unwrap(iterator.step), int) and tl._unwrap(iterator.step) == 0:
             raise self.error(node.iter, "range step must not be zero")
         bounds = [semantic.cast(b, index_type) for b in bounds]
-        carried = self.carried_names(node.body, exclude={node.target.id})
-        inits = [tl._value(self.scope[n]) for n in carried]
+        carried = self.carried(node.body, exclude={node.target.id})
+        inits = [v for c in carried for v in c.inits]
         body = ir.Block([ir.Value(ir.scalar(index_type))] + [ir.Value(v.type) for v in inits])
         before = dict(self.scope)
-        self.scope.update({n: tl.tensor(a) for n, a in zip(carried, body.args[1:])})
+        self.scope.update(_put_together(carried, body.args[1:]))
         self.scope[node.target.id] = tl.tensor(body.args[0])
         _, after = self.branch_loop(node.body, body)
-        self.close_loop(body, after, carried, inits, node)
+        self.close_loop(body, after, carried, node)
         op = self.builder.region_op("for", bounds + inits, [v.type for v in inits], [body],
                                     {"num_stages": iterator.num_stages} if iterator.num_stages else {})
         self.scope = self.after_loop(before, after, carried, op.results, node)
@@ -163,47 +171,59 @@ class ControlFlow:
             self.builder.block = saved_block
         return block, self.scope
 
-    def carried_names(self, body: list[ast.stmt], exclude=frozenset()) -> list[str]:
-        """Variables that exist before a loop and are assigned in its body: the loop carries them."""
-        names = [n for n in _assigned_names(body) if n in self.scope and n not in exclude
-                 and not isinstance(self.scope[n], _OnlyInOneBranch)]
-        for n in names:
-            v = tl._unwrap(self.scope[n])
-            if not isinstance(v, (tl.tensor, bool, int, float)):
-                raise CompilationError(self.builder.loc, f"`{n}` holds {v!r} and is reassigned in a loop",
-                                       "only tensors and numbers can change from one iteration to the next")
-        return names
+    def carried(self, body: list[ast.stmt], exclude=frozenset()) -> list[_Carried]:
+        """Variables that exist before a loop and are assigned in its body: the loop carries their
+        leaves."""
+        carried = []
+        for n in _assigned_names(body):
+            if n in self.scope and n not in exclude and not isinstance(self.scope[n], _OnlyInOneBranch):
+                structure, leaves = flatten(self.scope[n])
+                carried.append(_Carried(n, structure, [tl._value(x) for x in leaves]))
+        return carried
 
-    def close_loop(self, block: ir.Block, after: dict, carried, inits, node) -> list[ir.Value]:
-        values = self.yield_values(block, [after[n] for n in carried], carried, node)
-        for n, init, v in zip(carried, inits, values):
+    def close_loop(self, block: ir.Block, after: dict, carried: list[_Carried], node) -> None:
+        """End the body with a yield of each carried variable's leaves, which must keep their types."""
+        leaves = []
+        for c in carried:
+            value = after[c.name]
+            if isinstance(value, _OnlyInOneBranch):
+                raise self.error(node, f"`{c.name}` is defined only in {value.where}",
+                                 "define it before the if so it exists on every path")
+            structure, these = flatten(value)
+            if structure != c.structure:
+                raise self.error(self.assigned_at.get(c.name, node), f"loop-carried variable `{c.name}` is "
+                                 f"{c.structure} before the loop but {structure} after an iteration",
+                                 "only tensors and numbers can change from one iteration to the next")
+            leaves += these
+        values = self.yield_values(block, leaves)
+        paths = [(c.name, path) for c in carried for path in c.structure.paths(c.name)]
+        for (n, path), init, v in zip(paths, [v for c in carried for v in c.inits], values):
             if init.type != v.type:
-                raise self.error(self.assigned_at.get(n, node), f"loop-carried variable `{n}` is {init.type} "
+                raise self.error(self.assigned_at.get(n, node), f"loop-carried variable `{path}` is {init.type} "
                                  f"before the loop but {v.type} after an iteration",
-                                 f"give `{n}` its final type before the loop, e.g. "
+                                 f"give `{path}` its final type before the loop, e.g. "
                                  f"tl.zeros({list(v.shape)}, dtype=tl.{_dtype_name(v.dtype)})"
                                  if v.type.is_tile else
-                                 f"give `{n}` its final type before the loop (e.g. 0.0 for a float)")
-        return values
+                                 f"give `{path}` its final type before the loop (e.g. 0.0 for a float)")
 
-    def after_loop(self, before, after, carried, results, node) -> dict:
+    def after_loop(self, before, after, carried: list[_Carried], results, node) -> dict:
         scope = dict(before)
         for n in after:
             if n not in before and n != "$ret":
                 scope[n] = _OnlyInOneBranch(n, f"the body of the loop at line {self.loc(node).line}")
-        scope.update({n: tl.tensor(r) for n, r in zip(carried, results)})
+        scope.update(_put_together(carried, results))
         return scope
 
     # --8<-- [start:while]
     def visit_While(self, node: ast.While):
         if node.orelse:
             raise self.error(node, "while ... else is not supported inside a @jit function")
-        carried = self.carried_names(node.body)
-        inits = [tl._value(self.scope[n]) for n in carried]
+        carried = self.carried(node.body)
+        inits = [v for c in carried for v in c.inits]
         before_scope = dict(self.scope)
         cond_block = ir.Block([ir.Value(v.type) for v in inits])
         saved_block, self.builder.block = self.builder.block, cond_block
-        self.scope.update({n: tl.tensor(a) for n, a in zip(carried, cond_block.args)})
+        self.scope.update(_put_together(carried, cond_block.args))
         try:
             cond = self.condition(node.test)
             if not isinstance(cond, tl.tensor):
@@ -213,19 +233,48 @@ class ControlFlow:
             self.builder.block = saved_block
         body = ir.Block([ir.Value(v.type) for v in inits])
         self.scope = dict(before_scope)
-        self.scope.update({n: tl.tensor(a) for n, a in zip(carried, body.args)})
+        self.scope.update(_put_together(carried, body.args))
         _, after = self.branch_loop(node.body, body)
-        self.close_loop(body, after, carried, inits, node)
+        self.close_loop(body, after, carried, node)
         op = self.builder.region_op("while", inits, [v.type for v in inits], [cond_block, body])
         self.scope = self.after_loop(before_scope, after, carried, op.results, node)
     # --8<-- [end:while]
 
 
-def _same_constant(a, b) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return a is b
+@dataclass
+class _Carried:
+    """A variable a loop carries: its structure, and its leaves' values before the loop."""
+
+    name: str
+    structure: Structure
+    inits: list[ir.Value]
+
+
+def _put_together(carried: list[_Carried], values) -> dict:
+    """Each carried variable rebuilt from its share of `values` (a block's arguments, a loop's results)."""
+    scope, start = {}, 0
+    for c in carried:
+        scope[c.name] = rebuild(c.structure, [tl.tensor(v) for v in values[start:start + len(c.inits)]])
+        start += len(c.inits)
+    return scope
+
+
+class _Result:
+    """Where a rebuilt variable takes the `index`-th result of an if op."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _same_leaf(a, b) -> bool:
+    """Whether two leaves are one value, which a region need not carry: one IR value, or one constant."""
+    if isinstance(a, tl.tensor) or isinstance(b, tl.tensor):
+        return isinstance(a, tl.tensor) and isinstance(b, tl.tensor) and a.handle is b.handle
+    return same_constant(a, b)
+
+
+def _shown(name: str) -> str:
+    return "the value returned" if name == "$ret" else f"`{name}`"
 
 
 def _dtype_name(dtype: ir.DType) -> str:

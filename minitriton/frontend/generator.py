@@ -20,7 +20,9 @@ from ..language import core as tl
 from ..language import semantic
 from ..language.debug import device_assert
 from ..language.semantic import SemanticError
-from ..specialize import ArgSpec
+from ..language.blocks import make_tensor_descriptor
+from ..specialize import AggregateSpec, ArgSpec, Constant
+from ..tools.tensor_descriptor import TensorDescriptor
 from .calls import Calls, Method, _describe
 from .control import ControlFlow, _OnlyInOneBranch, _always_returns, _contains_return
 from .source import KernelFunction, ParsedFunction
@@ -42,8 +44,7 @@ _UNSUPPORTED = {
     ast.With: "`with` blocks are", ast.Try: "try/except is", ast.ClassDef: "class definitions are",
     ast.FunctionDef: "nested function definitions are", ast.Lambda: "lambdas are",
     ast.Import: "imports are", ast.ImportFrom: "imports are", ast.Global: "`global` is",
-    ast.Nonlocal: "`nonlocal` is", ast.Delete: "`del` is", ast.ListComp: "list comprehensions are",
-    ast.GeneratorExp: "generator expressions are", ast.DictComp: "dict comprehensions are",
+    ast.Nonlocal: "`nonlocal` is", ast.Delete: "`del` is", ast.DictComp: "dict comprehensions are",
     ast.SetComp: "set comprehensions are", ast.Yield: "`yield` is", ast.Await: "`await` is",
     ast.Raise: "`raise` is", ast.Break: "`break` is", ast.Continue: "`continue` is",
     ast.AsyncFunctionDef: "async functions are", ast.Set: "set literals are", ast.NamedExpr: "`:=` is",
@@ -53,7 +54,6 @@ _UNSUPPORTED_HINTS = {
     ast.Continue: "wrap the rest of the body in an if, or mask it",
     ast.FunctionDef: "define it at module level with @jit and call it",
     ast.Lambda: "define a @jit function at module level and call it",
-    ast.ListComp: "use tl.static_range to unroll a loop at compile time",
     ast.Raise: "use tl.static_assert (compile time) or tl.device_assert (run time)",
     ast.Import: "import at module level: a kernel sees the names of its module",
     ast.ImportFrom: "import at module level: a kernel sees the names of its module",
@@ -73,25 +73,41 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     parsed = jit_fn.parsed
     builder = ir.Builder()
     args, arg_attrs, scope = [], [], {}
-    for param in jit_fn.arg_names:
-        if param in constexprs or param not in specs:
-            value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
-            scope[param] = tl._unwrap(value)
-            continue
-        spec = specs[param]
-        dtype = spec.dtype
-        if dtype.is_ptr() and tl.is_const(jit_fn.signature.parameters[param].annotation):
-            dtype = ir.pointer_type(dtype.pointee, const=True)  # x_ptr: tl.const, read-only
-        value = ir.Value(ir.scalar(dtype), name=param)
-        args.append(value)
-        arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
-        scope[param] = 1 if spec.equals_one else tl.tensor(value)
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
     with semantic.building(builder, num_warps):
+        for param in jit_fn.arg_names:
+            if param in constexprs or param not in specs:
+                value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
+                scope[param] = tl._unwrap(value)
+                continue
+            const = tl.is_const(jit_fn.signature.parameters[param].annotation)  # x_ptr: tl.const, read-only
+            try:
+                scope[param] = argument(param, specs[param], args, arg_attrs, const)
+            except SemanticError as e:  # a descriptor argument the language refuses
+                raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from None
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
     ir.verify(fn)
     return fn
+
+
+def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const: bool = False):
+    """The value a kernel sees for one runtime argument (`const`: its pointers are read-only). A
+    scalar or an array is an argument of the IR function; a tuple or a descriptor is rebuilt from
+    its members, each runtime member an argument of its own, named by its path (`t.0`,
+    `X.shape.1`, `desc.base`)."""
+    if isinstance(spec, Constant):
+        return tl._unwrap(spec.value)
+    if isinstance(spec, AggregateSpec):
+        members = [argument(f"{name}.{n}", m, args, arg_attrs, const) for n, m in zip(spec.names, spec.members)]
+        if spec.kind is TensorDescriptor:
+            return make_tensor_descriptor(*members, *spec.fixed)
+        return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
+    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if const and spec.dtype.is_ptr() else spec.dtype
+    value = ir.Value(ir.scalar(dtype), name=name)
+    args.append(value)
+    arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
+    return 1 if spec.equals_one else tl.tensor(value)
 # --8<-- [end:generate]
 
 
@@ -261,6 +277,47 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
     def visit_List(self, node: ast.List):
         return [self.visit(e) for e in node.elts]
 
+    def visit_ListComp(self, node: ast.ListComp):
+        return self.comprehension(node)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp):
+        return tuple(self.comprehension(node))
+
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> list:
+        """`[f(x) for x in t if c(x)]`, unrolled at compile time over a tuple, a list or a static
+        range (`tl.tuple([v + 1 for v in values])`); its variables are its own, as in Python."""
+        saved, results = dict(self.scope), []
+
+        def unroll(generators: list[ast.comprehension]):
+            if not generators:
+                results.append(self.visit(node.elt))
+                return
+            first = generators[0]
+            iterable = tl._unwrap(self.visit(first.iter))
+            if isinstance(iterable, tl.range) and all(isinstance(tl._unwrap(b), int)
+                                                      for b in (*iterable.args, iterable.step)):
+                iterable = builtins.range(*map(tl._unwrap, iterable.args), tl._unwrap(iterable.step))
+            if isinstance(iterable, (tl.tensor, tl.range)):
+                raise self.error(first.iter, "a comprehension is unrolled at compile time: it needs a tuple, "
+                                 "a list or a range of constants", "write a loop over range(...) instead")
+            for item in iterable:
+                self.assign(first.target, item)
+                if all(self.compile_time_condition(c) for c in first.ifs):
+                    unroll(generators[1:])
+
+        try:
+            unroll(list(node.generators))
+        finally:
+            self.scope = saved
+        return results
+
+    def compile_time_condition(self, test: ast.expr) -> bool:
+        cond = tl._unwrap(self.visit(test))
+        if isinstance(cond, tl.tensor):
+            raise self.error(test, "a comprehension's condition must be known at compile time",
+                             "choose per element with tl.where instead")
+        return bool(cond)
+
     def visit_Dict(self, node: ast.Dict):
         return {self.visit(k): self.visit(v) for k, v in zip(node.keys, node.values)}
 
@@ -290,8 +347,9 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         if isinstance(base, tl.tensor):
             return base[index]
         if isinstance(index, tl.tensor):
-            raise self.error(node, "cannot index a compile-time value with a runtime value")
-        return base[index]
+            raise self.error(node, f"cannot index {_describe(base)} with a runtime value",
+                             "index tuples with constants: t[0], t[-1], t[1:]")
+        return tl._unwrap(base[index])
 
     def apply_binop(self, op: ast.operator, a, b, node):
         a, b = tl._unwrap(a), tl._unwrap(b)

@@ -5,12 +5,16 @@ A kernel reaches memory through tiles of pointers. `load` reads where its mask i
 value and mask broadcast to the pointers' shape, never beyond it. Booleans live in memory as
 bytes. An atomic reads, combines and writes each element as one step and gives the old values;
 its `sem` and `scope` say how it is ordered with other memory accesses (Triton's defaults:
-acq_rel at gpu scope). Chapter: 02-frontend.
+acq_rel at gpu scope).
+
+A load or store through a block pointer or a tensor descriptor (`blocks.py`) is one of the tile
+of pointers the block stands for, masked at the array's edges. Chapter: 02-frontend.
 """
 from __future__ import annotations
 
 from .. import ir
 from ..ir import Value
+from .blocks import block_ptr, padding_value, tensor_descriptor
 from .core import _operand, _unwrap, _value, builtin, tensor
 from .semantic import (SemanticError, Weak, _as_mask, broadcast_shapes, broadcast_to, builder, cast, compare, constant,
                        emit, scalar_constant)
@@ -20,18 +24,86 @@ from .semantic import (SemanticError, Weak, _as_mask, broadcast_shapes, broadcas
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False) -> tensor:
-    """Read the elements `pointer` points at; where `mask` is false, give `other` instead."""
-    mask, other = _unwrap(mask), _unwrap(other)
+    """Read the elements `pointer` points at; where `mask` is false, give `other` instead. Through a
+    block pointer, the dimensions in `boundary_check` are masked at the array's edges, where the
+    load reads `padding_option` ("zero", the default, or "nan")."""
+    mask, other, padding = _unwrap(mask), _unwrap(other), padding_value(padding_option)
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_ptr):
+        if mask is not None or other is not None:
+            raise SemanticError("`mask` and `other` arguments cannot be specified for loading block pointers",
+                                "say which dimensions to check at the array's edges with boundary_check=(0, 1)")
+        if padding is not None and not pointer.base.dtype.pointee.is_floating():
+            raise SemanticError("Padding option `nan` is not supported for integer block pointers")
+        ptrs, mask = pointer.tile(boundary_check)
+        return tensor(load_rule(ptrs, mask, None if mask is None or padding is None else Weak(padding)))
+    if padding is not None or _unwrap(boundary_check):
+        raise SemanticError("`padding_option` or `boundary_check` argument is not supported for loading a "
+                            "tensor of pointers or loading a scalar, because the compiler does not know the "
+                            "boundary", "mask the load (mask=..., other=...), or use a block pointer "
+                            "(tl.make_block_ptr)")
     return tensor(load_rule(_value(pointer), None if mask is None else _operand(mask),
                                 None if other is None else _operand(other)))
 
 
 @builtin(method=True)
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="") -> None:
-    """Write `value` where `pointer` points, only where `mask` is true."""
-    mask = _unwrap(mask)
+    """Write `value` where `pointer` points, only where `mask` is true (through a block pointer: only
+    inside the array, along the dimensions in `boundary_check`)."""
+    mask, pointer, value = _unwrap(mask), _unwrap(pointer), _unwrap(value)
+    if isinstance(pointer, block_ptr):
+        if mask is not None:
+            raise SemanticError("`mask` argument cannot be specified for storing through block pointers",
+                                "say which dimensions to check at the array's edges with boundary_check=(0, 1)")
+        _check_block_value(value, pointer.block_shape, pointer.base.dtype.pointee)
+        ptrs, mask = pointer.tile(boundary_check)
+        return store_rule(ptrs, _operand(value), mask)
+    if _unwrap(boundary_check):
+        raise SemanticError("`boundary_check` argument is not supported for storing through a tensor of "
+                            "pointers or a scalar, because the compiler does not know the boundary",
+                            "mask the store (mask=...), or use a block pointer (tl.make_block_ptr)")
     store_rule(_value(pointer), _operand(value), None if mask is None else _operand(mask))
 # --8<-- [end:builtins]
+
+
+def _check_block_value(value, block_shape: tuple[int, ...], pointee: ir.DType) -> None:
+    """What Triton asks of a value stored through a block pointer: the block's shape (or a scalar)
+    and its element type (a Python number takes it)."""
+    if not isinstance(value, tensor):
+        return
+    if value.type.is_tile and tuple(value.shape) != block_shape:
+        raise SemanticError(f"Block shape({list(block_shape)}) and value shape({value.shape}) mismatch")
+    if value.dtype != pointee:
+        raise SemanticError(f"Block element type({pointee}) and value element type({value.dtype}) mismatch",
+                            f"convert the value first: value.to(tl.{pointee.facts.language})")
+
+
+# --8<-- [start:descriptor-access]
+@builtin
+def load_tensor_descriptor(desc, offsets, cache_modifier="", eviction_policy="") -> tensor:
+    """`desc.load(offsets)`: the block of a tensor descriptor whose first element is at `offsets`."""
+    desc = _unwrap(desc)
+    ptrs, mask = desc.tile(offsets)
+    padding = padding_value(desc.padding)
+    return tensor(load_rule(ptrs, mask, None if padding is None else Weak(padding)))
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value) -> None:
+    """`desc.store(offsets, value)`: write a block (converted to the descriptor's dtype) at `offsets`;
+    its elements outside the array are not written."""
+    desc, value = _unwrap(desc), _unwrap(value)
+    shape = tuple(value.shape) if isinstance(value, tensor) else ()
+    if shape != desc.block_shape:
+        raise SemanticError(f"a tensor descriptor stores blocks of shape {list(desc.block_shape)}, got a value "
+                            f"of shape {list(shape)}")
+    ptrs, mask = desc.tile(offsets)
+    store_rule(ptrs, value.handle, mask)
+
+
+# A descriptor's methods, as Triton's descriptors have them.
+tensor_descriptor.load, tensor_descriptor.store = load_tensor_descriptor, store_tensor_descriptor
+# --8<-- [end:descriptor-access]
 
 
 def _atomic(kind: str):
@@ -168,3 +240,4 @@ def atomic_cas_rule(ptr: Value, cmp, value, sem: str | None = None, scope: str |
     shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)
     return emit("atomic_cas", [broadcast_to(ptr, shape), broadcast_to(cmp, shape),
                                broadcast_to(value, shape)], **_ordering(sem, scope))
+

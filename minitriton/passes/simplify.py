@@ -56,8 +56,11 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
     kept = []
     for op in block.ops:
         op.operands = [replaced.get(id(v), v) for v in op.operands]
+        unchanged = _unchanged_carried(op, replaced) if op.name == "for" else []
         for region in op.regions:
             _simplify_block(region, seen, replaced)
+        if unchanged:
+            _drop_carried(op, unchanged)
         if op.name not in ir.EFFECTS and len(op.results) == 1:
             same = _peephole(op)
             if same is None:
@@ -69,6 +72,29 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
         kept.append(op)
     block.ops = kept
 # --8<-- [end:cse]
+
+
+# --8<-- [start:loop-invariants]
+def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
+    """The carried values of a `for` loop that every iteration yields as it received them (a
+    variable of a tuple, or the base of a block pointer, carried along with the rest): each is its
+    initial value throughout. Inside the body and after the loop, the initial value stands for it."""
+    parts = ir.loop_parts(loop)
+    unchanged = [i for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)) if value is arg]
+    for i in unchanged:
+        replaced[id(parts.carried[i])] = replaced[id(parts.results[i])] = parts.inits[i]
+    return unchanged
+
+
+def _drop_carried(loop: ir.Op, indices: list[int]) -> None:
+    """Remove carried values from a `for` loop: their initial values, block arguments, yields and results."""
+    gone = set(indices)
+    body = loop.regions[0]
+    loop.operands = loop.operands[:3] + [v for i, v in enumerate(loop.operands[3:]) if i not in gone]
+    loop.results = [r for i, r in enumerate(loop.results) if i not in gone]
+    body.args = body.args[:1] + [a for i, a in enumerate(body.args[1:]) if i not in gone]
+    body.terminator.operands = [v for i, v in enumerate(body.terminator.operands) if i not in gone]
+# --8<-- [end:loop-invariants]
 
 
 # --8<-- [start:dce]
