@@ -97,6 +97,11 @@ def _rcp64h(x):
     return (reciprocal.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
 
 
+def _order_at_least_0(bessel: Callable) -> Callable:
+    """libdevice's jn and yn: NaN for a negative order (measured on the GPU), the function elsewhere."""
+    return lambda n, x: np.where(np.asarray(n) < 0, np.nan, bessel(np.maximum(n, 0), x))
+
+
 # Functions of floats, computed in float64 (libdevice's fp32 versions get their result rounded).
 MATH: dict[str, Callable] = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
@@ -114,7 +119,7 @@ MATH: dict[str, Callable] = {
     "erf": special.erf, "erfc": special.erfc, "erfcx": special.erfcx, "erfinv": special.erfinv,
     "erfcinv": special.erfcinv, "normcdf": special.normcdf, "normcdfinv": special.normcdfinv,
     "lgamma": special.lgamma, "tgamma": special.tgamma, "j0": special.j0, "j1": special.j1,
-    "y0": special.y0, "y1": special.y1, "jn": special.jn, "yn": special.yn,
+    "y0": special.y0, "y1": special.y1, "jn": _order_at_least_0(special.jn), "yn": _order_at_least_0(special.yn),
     "cyl_bessel_i0": special.cyl_bessel_i0, "cyl_bessel_i1": special.cyl_bessel_i1,
     "saturatef": lambda x: np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0)),
     "rsqrt_rn": lambda x: 1 / np.sqrt(x), "rcp64h": _rcp64h,
@@ -213,6 +218,7 @@ INTEGER: dict[str, Callable] = {
 }
 
 
+
 # -- conversions and bits -----------------------------------------------------------------------------
 
 _TO_INTEGER = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
@@ -227,10 +233,14 @@ def _saturated(whole: np.ndarray, unsigned: bool, bits: int) -> np.ndarray:
     return as_int.astype(f"{'u' if unsigned else 'i'}{bits // 8}")
 
 
-def _float_to_integer(mode: str, unsigned: bool, bits: int):
+def _float_to_integer(mode: str, unsigned: bool, bits: int, nan_is_zero: bool = True):
+    """A float rounded by `mode` to an integer of `bits`, saturating. NaN gives 0 where the GPU
+    converts with one `cvt` from f32 to a 32-bit integer, and the lowest signed pattern (0x80...)
+    for the f64 and the 64-bit conversions, as libdevice's give on the GPU."""
     def convert(x):  # an unsigned result comes back as the signed type of its width (Triton's table)
-        result = _saturated(_TO_INTEGER[mode](np.asarray(x, np.float64)), unsigned, bits)
-        return result.view(f"i{bits // 8}")
+        x = np.asarray(x, np.float64)
+        result = _saturated(_TO_INTEGER[mode](x), unsigned, bits).view(f"i{bits // 8}")
+        return result if nan_is_zero else np.where(np.isnan(x), np.iinfo(f"i{bits // 8}").min, result)
     return convert
 
 
@@ -281,7 +291,7 @@ def _by_precision(name: str, variant: Variant) -> Callable | None:
             return lambda x: rounding.narrow(x, mode)
         if source in ("float", "double"):
             unsigned, bits = target.startswith("u"), 64 if target.endswith("ll") else 32
-            return _float_to_integer(mode, unsigned, bits)
+            return _float_to_integer(mode, unsigned, bits, nan_is_zero=source == "float" and bits == 32)
         return lambda x: rounding.from_integer(x, dtype, mode)
     if name == "nextafter":
         return lambda x, y: np.nextafter(np.asarray(x, dtype), np.asarray(y, dtype))
