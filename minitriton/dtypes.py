@@ -243,6 +243,8 @@ def dtype_of_array(x) -> DType | None:
     """The dtype of an array's elements, or None for anything that is not an array: a torch tensor
     (by torch's dtype), a numpy array, or anything with `__cuda_array_interface__` (by typestr).
     An array of a type minitriton has no dtype for is a LaunchError."""
+    if isinstance(x, TensorWrapper):
+        return x.dtype
     torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
     if torch is not None and isinstance(x, torch.Tensor):
         dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
@@ -260,6 +262,44 @@ def dtype_of_array(x) -> DType | None:
     if dtype is None:
         raise LaunchError(f"minitriton has no dtype for array elements of type {typestr!r}")
     return dtype
+
+
+# --8<-- [start:reinterpret]
+class TensorWrapper:
+    """An array whose memory a kernel reads as elements of another dtype of the same width
+    (`triton.reinterpret(x, tl.float8e5)` for a uint8 array): numpy has no fp8, and a pointer's
+    element type comes from its argument's dtype. The kernel gets the array's own address."""
+
+    def __init__(self, base, dtype: DType):
+        self.base, self.dtype = base, dtype
+        self.shape = tuple(base.shape)
+
+    def data_ptr(self) -> int:
+        base = self.base
+        return base.data_ptr() if hasattr(base, "data_ptr") else base.__array_interface__["data"][0]
+
+    def get_device(self) -> int:
+        return self.base.get_device() if hasattr(self.base, "get_device") else -1
+
+    def __repr__(self) -> str:
+        return f"TensorWrapper[{self.dtype}]({self.base!r})"
+
+
+def reinterpret(array, dtype: DType):
+    """`array` seen as elements of `dtype` (of the width of its own elements): a TensorWrapper, or
+    the array itself if that is its dtype already."""
+    if isinstance(array, TensorWrapper):
+        array = array.base
+    own = dtype_of_array(array)
+    if own is None:
+        raise TypeError(f"reinterpret takes an array (numpy, torch, DeviceArray), got {type(array).__name__}")
+    if own == dtype:
+        return array
+    if own.itemsize != dtype.itemsize:
+        raise ValueError(f"cannot reinterpret {own} elements ({own.itemsize} bytes) as {dtype} ({dtype.itemsize} "
+                         f"bytes): the widths must match")
+    return TensorWrapper(array, dtype)
+# --8<-- [end:reinterpret]
 
 
 def dtype_of_language_name(name: str) -> DType | None:
@@ -362,13 +402,16 @@ def _decode_fp8(fmt: FloatFormat) -> np.ndarray:
     magnitude = significand * 2.0 ** (np.maximum(exponent, 1) - fmt.bias - fmt.mantissa)
     values = np.where(codes >= 128, -magnitude, magnitude)
     top = exponent == (1 << fmt.exponent) - 1
-    if fmt.specials == "ieee":
-        values = np.where(top, np.where(mantissa == 0, np.copysign(np.inf, values), np.nan), values)
-    elif fmt.specials == "fn":
-        values = np.where(top & (mantissa == (1 << fmt.mantissa) - 1), np.nan, values)
-    elif fmt.specials == "fnuz":
-        values = np.where(codes == 0x80, np.nan, values)
-    return values.astype(np.float32)
+    nan = {"ieee": top & (mantissa != 0), "fn": top & (mantissa == (1 << fmt.mantissa) - 1),
+           "fnuz": codes == 0x80, "finite": codes < 0}[fmt.specials]
+    values = np.where(top & (mantissa == 0) & (fmt.specials == "ieee"), np.copysign(np.inf, values), values)
+    values = values.astype(np.float32)
+    # A NaN keeps its code in its payload, so that moving it (a load, a store, a select) keeps it
+    tagged = (np.where(codes >= 128, 0x80000000, 0) | _NAN_TAG | codes).astype(np.uint32).view(np.float32)
+    return np.where(nan, tagged, values)
+
+
+_NAN_TAG = 0x7FC00100  # an fp32 quiet NaN whose low byte is the fp8 NaN's code
 
 
 _FP8_VALUES = {name: _decode_fp8(fmt) for name, fmt in FORMATS.items() if name.startswith("fp8")}
@@ -413,10 +456,15 @@ def _code(magnitude, negative, fmt: FloatFormat, dtype: DType) -> np.ndarray:
 
 
 def _fp8_exact(x, dtype: DType) -> tuple[np.ndarray, np.ndarray]:
-    """(code, whether x is exactly that code's number) for numbers x of any float type."""
+    """(code, whether x is exactly that code's number) for numbers x of any float type; a NaN
+    that came from an fp8 code (`_NAN_TAG`) is that code, any other the format's NaN."""
     x = np.asarray(x)
     magnitude = np.abs(x.astype(np.float64))
     code = _code(magnitude, np.signbit(x), FORMATS[dtype.name], dtype)
+    if x.dtype == np.float32:
+        bits = x.view(np.uint32)
+        tagged = np.isnan(x) & ((bits & 0x7FFFFF00) == _NAN_TAG) & np.isnan(_FP8_VALUES[dtype.name][bits & 0xFF])
+        code = np.where(tagged, bits & 0xFF, code).astype(np.uint8)
     return code, (_FP8_VALUES[dtype.name][code] == x) | np.isnan(magnitude)
 
 
