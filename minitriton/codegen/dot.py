@@ -17,11 +17,13 @@ from ..passes.geometry import WgmmaOperand
 from .elementwise import cast_register
 from .lowering import Lowering, f32, i16, i32, ll_type
 from .operands import wgmma_descriptor
-from .shared import element_ptrs, read, storage_type, write
+from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
 
 
 def _dot(lw: Lowering, op, a, b, acc):
     layout = op.operands[0].layout
+    if len(op.result.shape) == 3:
+        return _batched_dot(lw, op, a, b, acc)
     if isinstance(layout, DotOperandLayout):
         return _mma(lw, op, a, b, acc)
     if isinstance(layout, SharedOperandLayout) and isinstance(layout.parent, MmaLayout):
@@ -72,6 +74,22 @@ def _pack_pairs(lw: Lowering, values: list) -> list:
         hi_bits = hi if isinstance(hi.type, ll.IntType) else B.bitcast(hi, i16)
         words.append(B.or_(B.zext(lo_bits, i32), B.shl(B.zext(hi_bits, i32), ll.Constant(i32, 16))))
     return words
+
+
+# --8<-- [start:tf32]
+def tf32(lw: Lowering, x):
+    """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
+    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`)."""
+    bits = lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
+    return lw.b.bitcast(bits, f32)
+
+
+def _operand_rounding(op):
+    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds it."""
+    if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
+        return tf32
+    return lambda lw, x: x
+# --8<-- [end:tf32]
 
 
 # --8<-- [start:fma_dot]
@@ -139,6 +157,8 @@ def _fma_stage(lw: Lowering, op, a, b, elem, width: int) -> None:
     term = lw.in_prologue(thread_term)
     start = B.add(ll.Constant(i32, op.attrs.get("smem_offset", 0)), B.mul(term, ll.Constant(i32, size)))
     offsets = av.layout.register_offsets(av.shape)
+    rounded = _operand_rounding(op)
+    a, b = [rounded(lw, x) for x in a], [rounded(lw, x) for x in b]
     for r in lw.unique_registers(av.layout, av.shape):
         row, k = offsets[r]
         write(lw, lw.shared_ptr(B.add(start, ll.Constant(i32, (k * m + row) * size))), a[r], elem)
@@ -263,6 +283,43 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
 
     return lw.counted_loop(c(0), k_size, unroll * chunks, list(acc), steps)
 # --8<-- [end:fma_dot]
+
+
+# --8<-- [start:batched]
+def _batched_dot(lw: Lowering, op, a, b, acc):
+    """A 3-D dot, acc[z] += a[z] @ b[z] for each z of the batch, on CUDA cores: both operands are
+    staged in the op's shared memory as they are (row-major), then each thread, at each step of
+    k, reads the a and b elements its accumulator registers need and does one FMA per register.
+    Plain and correct; the 2-D paths are the fast ones."""
+    B = lw.b
+    av, bv, cv = op.operands
+    elem, compute = av.dtype, cv.dtype
+    rounded = _operand_rounding(op)
+    b_base = av.type.numel * elem.itemsize
+    for value, registers, base in ((av, a, 0), (bv, b, b_base)):
+        indices = lw.indices(value.layout, value.shape)
+        for r in lw.unique_registers(value.layout, value.shape):
+            ptr = shared_at(lw, op, dotted(lw, indices[r], row_major(value.shape)), elem, base)
+            write(lw, ptr, rounded(lw, registers[r]), elem)
+    lw.barrier()
+    (_, m, k), n = av.shape, bv.shape[2]
+    out_indices = lw.indices(cv.layout, cv.shape)
+
+    def step(kk, accumulators):
+        updated = []
+        for (z, i, j), value in zip(out_indices, accumulators):
+            x = read(lw, shared_at(lw, op, dotted(lw, [z, i, kk], (m * k, k, 1)), elem), elem)
+            y = read(lw, shared_at(lw, op, dotted(lw, [z, kk, j], (k * n, n, 1)), elem, b_base), elem)
+            x, y = cast_register(lw, x, elem, compute), cast_register(lw, y, elem, compute)
+            if compute.is_floating():
+                updated.append(lw.call(f"llvm.fma.{'f64' if compute.is_fp64() else 'f32'}", ll_type(compute),
+                                       [x, y, value]))
+            else:
+                updated.append(B.add(value, B.mul(x, y)))
+        return updated
+
+    return lw.counted_loop(ll.Constant(i32, 0), k, 1, list(acc), step)
+# --8<-- [end:batched]
 
 
 # --8<-- [start:wgmma]

@@ -215,8 +215,7 @@ def _dot(name, operands, attrs):
     _check(batch == batch2, name, f"batch dimensions differ: {a.shape} @ {b.shape}")
     _check(k == k2, name, f"inner dimensions differ: {a.shape} @ {b.shape}")
     _check(acc.shape == (*batch, m, n), name, f"accumulator must be {(*batch, m, n)}, got {acc.shape}")
-    _check(a.dtype == b.dtype or a.dtype.is_fp8() and b.dtype.is_fp8(), name,
-           f"operand types differ: {a.dtype} and {b.dtype}")
+    _check(a.dtype == b.dtype, name, f"operand types differ: {a.dtype} and {b.dtype}")
     _check(attrs["input_precision"] in ("ieee", "tf32"), name, "bad input_precision")
     return [acc.type]
 

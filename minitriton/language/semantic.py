@@ -495,16 +495,20 @@ def dot(a: Value, b: Value, acc: Value | None, input_precision: str, max_num_imp
         raise SemanticError(f"tl.dot: inner dimensions differ ({list(a.shape)} @ {list(b.shape)})",
                             "the first operand's columns must equal the second's rows")
     fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
-    if not fp8 and (a.dtype not in DOT_INPUTS or b.dtype not in DOT_INPUTS or a.dtype != b.dtype):
+    for side, x in (("lhs", a), ("rhs", b)):
+        if not fp8 and x.dtype not in DOT_INPUTS:
+            raise SemanticError(f"tl.dot: Unsupported {side} dtype {x.dtype}",
+                                "tl.dot takes int8, fp16, bf16, fp32, fp64, or two fp8s")
+    if not fp8 and a.dtype != b.dtype:
         raise SemanticError(f"tl.dot: Both operands must be same dtype. Got {a.dtype} and {b.dtype}",
-                            "int8, fp16, bf16, fp32 or fp64, or two fp8s: convert one operand")
+                            "convert one operand to the other's type")
     min_k = 32 if a.dtype.bits == 8 else 16
     if k < min_k:
         raise SemanticError(f"tl.dot: Input shapes should have M >= 1, N >= 1 and K >= {min_k}, got K={k}",
                             f"make the reduction dimension at least {min_k}")
-    if a.dtype.is_fp8e4b15() or b.dtype.is_fp8e4b15():  # Triton's own fp8 has no tensor-core type
-        a, b = cast(a, ir.float16), cast(b, ir.float16)
     result_dtype = _dot_result_dtype(a.dtype, out_dtype)
+    if fp8:  # exact; Triton does it for fp8e4b15 and before sm_89 (minitriton has no fp8 wgmma yet)
+        a, b = cast(a, ir.float16), cast(b, ir.float16)
     if acc is not None and (acc.shape != (*batch, m, n) or acc.dtype != out_dtype):
         raise SemanticError(f"tl.dot: the accumulator is a {list(acc.shape)} tile of {acc.dtype}; expected "
                             f"{[*batch, m, n]} of out_dtype={out_dtype}",

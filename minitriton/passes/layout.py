@@ -102,7 +102,7 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
 def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int, arch: str = "sm_80"):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
     operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync."""
-    if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32:
+    if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32 or len(acc.shape) != 2:
         return None
     m, n = acc.shape
     if m % 16 or n % 8 or a.shape[1] % 16:
@@ -189,7 +189,8 @@ class LayoutAssignment:
         elif name == "dot":
             a, b, acc = op.operands
             mma = mma_layouts(a, b, acc, self.num_warps, self.arch)
-            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps))
+            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
+                        else self.default(result))
         elif name == "scan":
             layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
             for r in op.results:
