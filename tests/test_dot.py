@@ -336,3 +336,21 @@ def test_mistakes_are_errors_with_tritons_words(dtype, k, kind, message):
         a = np.zeros(16 * k, dtype)
     with pytest.raises(CompilationError, match=message):
         bad_kernel[(1,)](a, a, M=16, K=k, KIND=kind)
+
+
+@triton.jit
+def small_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("m, n", [(1, 16), (8, 2), (2, 64)])
+def test_m_and_n_may_be_below_16_as_in_triton(m, n):
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((m, 32)).astype(np.float16), rng.standard_normal((32, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    small_kernel[(1,)](a, b, c, M=m, N=n, K=32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - exact) <= 40 * 2**-24 * scale(a, b))
