@@ -23,7 +23,7 @@ LAYERS = [
         "specialize", "kernel", "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),
     ("passes", ["passes.*"]),
-    ("codegen", ["codegen.lowering", "codegen.elementwise", "codegen.shared", "codegen.memory",
+    ("codegen", ["codegen.lowering", "codegen.fp8", "codegen.elementwise", "codegen.shared", "codegen.memory",
                  "codegen.operands", "codegen.movement", "codegen.dot", "codegen.control", "codegen.llvm",
                  "codegen.ptx"]),
     ("the driver", ["driver"]),
