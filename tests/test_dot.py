@@ -354,3 +354,19 @@ def test_m_and_n_may_be_below_16_as_in_triton(m, n):
     small_kernel[(1,)](a, b, c, M=m, N=n, K=32)
     exact = a.astype(np.float64) @ b.astype(np.float64)
     assert np.all(np.abs(c - exact) <= 40 * 2**-24 * scale(a, b))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_tf32_runs_on_tensor_cores_and_ieee_on_cuda_cores(arch):
+    """tf32: mma.sync m16n8k8 on operands rounded by cvt.rna (minitriton has no tf32 wgmma: sm_90a
+    uses mma.sync too); ieee: FMAs."""
+    a, b, acc = operands(12, 64, 64, 32)
+    c = np.zeros((64, 64), np.float32)
+
+    def ptx(precision):
+        return matmul_kernel.warmup(a, b, c, acc, 64, 64, 32, PRECISION=precision, OUT=tl.float32, BLOCK_M=64,
+                                    BLOCK_N=64, BLOCK_K=32, grid=(1, 1), target=arch).asm["ptx"]
+    tf32 = ptx("tf32")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in tf32 and "cvt.rna.tf32.f32" in tf32
+    ieee = ptx("ieee")
+    assert "mma.sync" not in ieee and "fma.rn.f32" in ieee

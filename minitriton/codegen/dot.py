@@ -14,6 +14,7 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_operand_swizzle
 from ..passes.geometry import WgmmaOperand
+from ..passes.layout import mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, f32, i16, i32, ll_type
 from .operands import wgmma_descriptor
@@ -32,26 +33,38 @@ def _dot(lw: Lowering, op, a, b, acc):
 
 
 # --8<-- [start:mma]
+# The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape, and
+# how a thread's registers become its 32-bit operands (two 16-bit elements packed in one, or an
+# fp32 rounded to tf32).
+MMA_INSTRUCTIONS = {"f16": "m16n8k16", "bf16": "m16n8k16", "tf32": "m16n8k8"}
+
+
 def _mma(lw: Lowering, op, a, b, acc):
-    """acc += a @ b with mma.sync.m16n8k16: A fragments of 8, B of 4, C of 4 registers per tile."""
+    """acc += a @ b with mma.sync: per m16n8 tile and step of k, A fragments of 4 operand registers,
+    B of 2, C of 4 floats (k16 for 16-bit types, two elements to a register; k8 for tf32)."""
     B = lw.b
     av, bv, cv = op.operands
+    kind = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32"}[mma_operand_type(op)]
+    k_width = av.layout.k_width
     m_tile = 16 * av.layout.parent.warps_per_cta[0]
     n_tile = 8 * av.layout.parent.warps_per_cta[1]
-    a_tiles = _fragments(av.layout.register_offsets(av.shape), 8, lambda o: (o[0] // m_tile, o[1] // 16))
-    b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 4, lambda o: (o[0] // 16, o[1] // n_tile))
+    k_step = 8 * k_width
+    a_tiles = _fragments(av.layout.register_offsets(av.shape), 4 * k_width,
+                         lambda o: (o[0] // m_tile, o[1] // k_step))
+    b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 2 * k_width,
+                         lambda o: (o[0] // k_step, o[1] // n_tile))
     c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4, lambda o: (o[0] // m_tile, o[1] // n_tile))
-    kind = "bf16" if av.dtype.is_bf16() else "f16"
-    text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+    text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]}.row.col.f32.{kind}.{kind}.f32 "
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
+    words = _pack_pairs if k_width == 2 else (lambda lw, values: [_tf32_bits(lw, x) for x in values])
     out = list(acc)
-    k_tiles = av.shape[1] // 16
+    k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
         values = [out[r] for r in c_regs]
         for ki in range(k_tiles):
-            a_words = _pack_pairs(lw, [a[r] for r in a_tiles[(mi, ki)]])
-            b_words = _pack_pairs(lw, [b[r] for r in b_tiles[(ki, ni)]])
+            a_words = words(lw, [a[r] for r in a_tiles[(mi, ki)]])
+            b_words = words(lw, [b[r] for r in b_tiles[(ki, ni)]])
             result = lw.asm(ll.LiteralStructType([f32] * 4), text, constraints, a_words + b_words + values,
                             side_effect=False)
             values = [B.extract_value(result, i) for i in range(4)]
@@ -77,11 +90,15 @@ def _pack_pairs(lw: Lowering, values: list) -> list:
 
 
 # --8<-- [start:tf32]
-def tf32(lw: Lowering, x):
+def _tf32_bits(lw: Lowering, x):
     """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
-    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`)."""
-    bits = lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
-    return lw.b.bitcast(bits, f32)
+    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`): the bits."""
+    return lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
+
+
+def tf32(lw: Lowering, x):
+    """`_tf32_bits` as an fp32 register, for the FMA paths."""
+    return lw.b.bitcast(_tf32_bits(lw, x), f32)
 
 
 def _operand_rounding(op):
