@@ -15,6 +15,8 @@ import pytest
 
 import importlib
 
+from minitriton.dtypes import TensorWrapper
+
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
 NO_GPU = "no NVIDIA GPU/driver here (run `make gpu-check` on a GPU machine)"
 PTX_TARGETS = ("sm_80", "sm_90", "sm_90a")  # sm_90a: Hopper with wgmma
@@ -80,7 +82,9 @@ def _also_run_on_the_gpu(monkeypatch, request):
     def run_slow(self, *args, grid, **kwargs):
         if not jit_module.interpreting():
             return original(self, *args, grid=grid, **kwargs)
-        arrays = [a for a in list(args) + list(kwargs.values()) if isinstance(a, np.ndarray)]
+        given = list(args) + list(kwargs.values())
+        arrays = [a for a in given if isinstance(a, np.ndarray)] + \
+            [a.base for a in given if isinstance(a, TensorWrapper) and isinstance(a.base, np.ndarray)]
         before = [np.copy(_extent(a)) for a in arrays]
         result = original(self, *args, grid=grid, **kwargs)  # the reference; a kernel error stops here
         # on the GPU through the launch fast path, as a user's launch goes
@@ -104,7 +108,10 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
         staged[shift:] = data
         buf = driver.DeviceArray.from_numpy(staged)
         copies[id(a)] = (buf, shift, _GpuArg(buf.data_ptr() + shift, a.dtype))
-    swap = lambda v: copies[id(v)][2] if isinstance(v, np.ndarray) else v
+    def swap(v):
+        if isinstance(v, TensorWrapper) and id(v.base) in copies:  # triton.reinterpret of a host array
+            return TensorWrapper(copies[id(v.base)][2], v.dtype)
+        return copies[id(v)][2] if isinstance(v, np.ndarray) else v
     saved = os.environ.get("MINITRITON_INTERPRET")
     os.environ["MINITRITON_INTERPRET"] = "0"
     try:
@@ -128,6 +135,8 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
 
 class _GpuArg:
     """A device pointer with a numpy dtype: what a launch needs to know of an array argument."""
+
+    shape = (1,)
 
     def __init__(self, address: int, dtype):
         self.__cuda_array_interface__ = {"shape": (1,), "typestr": np.dtype(dtype).str,
