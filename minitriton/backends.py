@@ -15,6 +15,7 @@ import numpy as np
 
 from . import ir
 from .codegen.backend import CUDABackend
+from .dtypes import TensorWrapper
 from .interpreter import Memory, interpret
 from .kernel import CompiledKernel
 
@@ -59,6 +60,8 @@ class InterpreterBackend:
 def host_view(array) -> tuple[np.ndarray, callable, int]:
     """A uint8 view of every byte `array` spans (read-only if the caller made the array so), what
     to call when the kernel is done, and the array's address on its device."""
+    if isinstance(array, TensorWrapper):  # the same bytes, read as another dtype
+        return host_view(array.base)
     if hasattr(array, "data_ptr") and hasattr(array, "device"):  # a torch tensor
         if array.device.type != "cpu":
             host = array.detach().cpu()

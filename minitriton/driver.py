@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .dtypes import FACTS, dtype_of_array
+from .dtypes import FACTS, TensorWrapper, dtype_of_array
 from .errors import LaunchError, OutOfResources
 
 
@@ -224,6 +224,8 @@ def pointer_of(arg, check_device: bool = False) -> int:
     one is refused when `check_device` (the JIT checks once per launch key, not every launch)."""
     if arg.__class__ is DeviceArray:
         return arg.address
+    if isinstance(arg, TensorWrapper):  # `triton.reinterpret`: the same memory, another dtype
+        return pointer_of(arg.base, check_device)
     if _torch_tensor(arg):
         if arg.is_cuda and not check_device:
             return arg.data_ptr()

@@ -4,9 +4,10 @@ Place in the pipeline: below everything. The IR types values with these `DType`s
 holds and stores their values as the table's numpy types say; codegen gives each its LLVM type; the
 driver packs scalar arguments with its `struct` code and recognizes arrays by their typestr or
 torch dtype; the specialization names each by Triton's signature string (`i32`, `*fp16`). Every
-stage reads the row it needs here, so a fact about a dtype has one home. bf16 has no numpy type:
-its values live in float32, and `bf16_bits` rounds them to the 16-bit patterns memory, kernel
-parameters and constants hold, the same way for every stage. Chapter: 03-tile-ir.
+stage reads the row it needs here, so a fact about a dtype has one home. bf16 and the five fp8
+formats have no numpy type: their values live in float32, and `float_bits` rounds them to the bit
+patterns memory, kernel parameters and constants hold, the same way for every stage (each format's
+encoding is a row of `FORMATS`). tf32, which only a `dot` uses, rounds here too. Chapter: 03-tile-ir.
 """
 from __future__ import annotations
 
@@ -55,6 +56,13 @@ class DType:
     def is_bf16(self) -> bool: return self.name == "bf16"
     def is_fp32(self) -> bool: return self.name == "fp32"
     def is_fp64(self) -> bool: return self.name == "fp64"
+    def is_fp8(self) -> bool: return self.name.startswith("fp8")
+    def is_fp8e4nv(self) -> bool: return self.name == "fp8e4nv"
+    def is_fp8e4b8(self) -> bool: return self.name == "fp8e4b8"
+    def is_fp8e4b15(self) -> bool: return self.name == "fp8e4b15"
+    def is_fp8e5(self) -> bool: return self.name == "fp8e5"
+    def is_fp8e5b16(self) -> bool: return self.name == "fp8e5b16"
+    def is_standard_floating(self) -> bool: return self.kind == "float" and not self.is_fp8()
     def is_int32(self) -> bool: return self.name == "int32"
     def is_int64(self) -> bool: return self.name == "int64"
     def is_block(self) -> bool: return False
@@ -67,6 +75,20 @@ class DType:
     @property
     def int_bitwidth(self) -> int:
         return self.bits
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        return FORMATS[self.name].mantissa
+
+    @property
+    def exponent_bias(self) -> int:
+        return FORMATS[self.name].bias
+
+    @property
+    def stored_as_bits(self) -> bool:
+        """A float numpy has no type for (bf16, the fp8s): its values are held in float32, and
+        memory, parameters and constants hold their bit patterns (`float_bits`)."""
+        return self.kind == "float" and self.facts.storage.kind == "u"
 
     @property
     def itemsize(self) -> int:
@@ -115,6 +137,11 @@ float16 = DType("fp16", "float", 16, "f16")
 bfloat16 = DType("bf16", "float", 16, "bf16")
 float32 = DType("fp32", "float", 32, "f32")
 float64 = DType("fp64", "float", 64, "f64")
+float8e4nv = DType("fp8e4nv", "float", 8, "f8E4M3FN")
+float8e5 = DType("fp8e5", "float", 8, "f8E5M2")
+float8e4b15 = DType("fp8e4b15", "float", 8, "f8E4M3B11FNUZ")
+float8e4b8 = DType("fp8e4b8", "float", 8, "f8E4M3FNUZ")
+float8e5b16 = DType("fp8e5b16", "float", 8, "f8E5M2FNUZ")
 
 
 def pointer_type(pointee: DType, const: bool = False) -> DType:
@@ -137,13 +164,14 @@ class Facts:
     storage: np.dtype  # what memory holds
     struct: str  # the `struct` code of a scalar kernel parameter (`code`)
     typestr: str | None  # its arrays' typestr, as __array_interface__ says (`array`)
-    torch: str  # torch's name for it
-    llvm: str  # the LLVM type of a register (bf16: its 16 bits)
+    torch: str | None  # torch's name for it
+    llvm: str  # the LLVM type of a register (bf16, fp8: their bits)
+    cuda: int | None = 0  # the oldest NVIDIA arch with it (sm_89: 89), None: none has it
 
 
-def _row(dtype, language, signature, numpy, storage, struct, typestr, torch, llvm):
+def _row(dtype, language, signature, numpy, storage, struct, typestr, torch, llvm, cuda=0):
     return Facts(dtype, language, signature, np.dtype(numpy), np.dtype(storage), struct,
-                 typestr, torch, llvm)
+                 typestr, torch, llvm, cuda)
 
 
 TABLE = (
@@ -161,6 +189,12 @@ TABLE = (
     _row(bfloat16, "bfloat16", "bf16", "float32", "uint16",  "H", None,  "bfloat16", "i16"),
     _row(float32,  "float32",  "fp32", "float32", "float32", "f", "<f4", "float32",  "float"),
     _row(float64,  "float64",  "fp64", "float64", "float64", "d", "<f8", "float64",  "double"),
+    # the fp8s: NVIDIA GPUs have fp8e4nv from sm_89 on and fp8e4b8 / fp8e5b16 (AMD's) never
+    _row(float8e4nv,  "float8e4nv",  "fp8e4nv",  "float32", "uint8", "B", None, "float8_e4m3fn",   "i8", 89),
+    _row(float8e5,    "float8e5",    "fp8e5",    "float32", "uint8", "B", None, "float8_e5m2",     "i8"),
+    _row(float8e4b15, "float8e4b15", "fp8e4b15", "float32", "uint8", "B", None, None,              "i8"),
+    _row(float8e4b8,  "float8e4b8",  "fp8e4b8",  "float32", "uint8", "B", None, "float8_e4m3fnuz", "i8", None),
+    _row(float8e5b16, "float8e5b16", "fp8e5b16", "float32", "uint8", "B", None, "float8_e5m2fnuz", "i8", None),
 )
 # A pointer is its address: an int64 to the interpreter, a u64 parameter, a global pointer.
 POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr addrspace(1)")
@@ -171,7 +205,7 @@ SCALAR_DTYPES = {row.dtype.name: row.dtype for row in TABLE}
 _BY_SIGNATURE = {row.signature: row.dtype for row in TABLE}
 _BY_TYPESTR = {row.typestr: row.dtype for row in TABLE if row.typestr}
 _BY_LANGUAGE = {row.language: row.dtype for row in TABLE}
-_BY_TORCH = {row.torch: row.dtype for row in TABLE}
+_BY_TORCH = {row.torch: row.dtype for row in TABLE if row.torch}
 
 
 def dtype_named(name: str) -> DType:
@@ -209,6 +243,8 @@ def dtype_of_array(x) -> DType | None:
     """The dtype of an array's elements, or None for anything that is not an array: a torch tensor
     (by torch's dtype), a numpy array, or anything with `__cuda_array_interface__` (by typestr).
     An array of a type minitriton has no dtype for is a LaunchError."""
+    if isinstance(x, TensorWrapper):
+        return x.dtype
     torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
     if torch is not None and isinstance(x, torch.Tensor):
         dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
@@ -234,6 +270,44 @@ def array_address(x) -> int:
         return x.data_ptr()
     interface = getattr(x, "__cuda_array_interface__", None) or x.__array_interface__
     return interface["data"][0]
+
+
+# --8<-- [start:reinterpret]
+class TensorWrapper:
+    """An array whose memory a kernel reads as elements of another dtype of the same width
+    (`triton.reinterpret(x, tl.float8e5)` for a uint8 array): numpy has no fp8, and a pointer's
+    element type comes from its argument's dtype. The kernel gets the array's own address."""
+
+    def __init__(self, base, dtype: DType):
+        self.base, self.dtype = base, dtype
+        self.shape = tuple(base.shape)
+
+    def data_ptr(self) -> int:
+        base = self.base
+        return base.data_ptr() if hasattr(base, "data_ptr") else base.__array_interface__["data"][0]
+
+    def get_device(self) -> int:
+        return self.base.get_device() if hasattr(self.base, "get_device") else -1
+
+    def __repr__(self) -> str:
+        return f"TensorWrapper[{self.dtype}]({self.base!r})"
+
+
+def reinterpret(array, dtype: DType):
+    """`array` seen as elements of `dtype` (of the width of its own elements): a TensorWrapper, or
+    the array itself if that is its dtype already."""
+    if isinstance(array, TensorWrapper):
+        array = array.base
+    own = dtype_of_array(array)
+    if own is None:
+        raise TypeError(f"reinterpret takes an array (numpy, torch, DeviceArray), got {type(array).__name__}")
+    if own == dtype:
+        return array
+    if own.itemsize != dtype.itemsize:
+        raise ValueError(f"cannot reinterpret {own} elements ({own.itemsize} bytes) as {dtype} ({dtype.itemsize} "
+                         f"bytes): the widths must match")
+    return TensorWrapper(array, dtype)
+# --8<-- [end:reinterpret]
 
 
 def dtype_of_language_name(name: str) -> DType | None:
@@ -284,3 +358,145 @@ def round_to_bf16(x) -> np.ndarray:
     """Values rounded to bf16 precision (to nearest, ties to even), as float32."""
     return bf16_from_bits(bf16_bits(x))
 # --8<-- [end:bf16]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The float formats, and the fp8s: eight bits, rounded as Triton's conversions on NVIDIA GPUs round.
+# ---------------------------------------------------------------------------------------------------
+
+# --8<-- [start:formats]
+@dataclass(frozen=True)
+class FloatFormat:
+    """How a float type encodes numbers: `mantissa` bits after the point, the exponent `bias`, and
+    what the codes with the top exponent mean: "ieee" (infinity and NaNs), "fn" (numbers, but for
+    S.1111.111: NaN), "fnuz" (numbers; no -0: 0x80 is the NaN) or "finite" (numbers only). A
+    narrowing conversion to an fp8 rounds to nearest, ties to even ("even") or away from zero
+    ("away"), and clamps to `saturate`: a magnitude past it, an infinity too, becomes +-saturate."""
+
+    mantissa: int
+    bias: int
+    specials: str = "ieee"
+    saturate: float | None = None
+    ties: str = "even"
+
+    @property
+    def exponent(self) -> int:
+        return 7 - self.mantissa
+
+
+FORMATS = {
+    "fp16": FloatFormat(10, 15), "bf16": FloatFormat(7, 127), "fp32": FloatFormat(23, 127),
+    "fp64": FloatFormat(52, 1023),
+    "fp8e4nv": FloatFormat(3, 7, "fn", 448.0),  # OCP e4m3fn: PTX cvt.rn.satfinite.e4m3x2
+    "fp8e5": FloatFormat(2, 15, "ieee", 57344.0),  # OCP e5m2: fp16's top byte
+    # Triton's own: e4m3 with fp16's bias, made for a fast software conversion that clamps to 1.75
+    "fp8e4b15": FloatFormat(3, 15, "finite", 1.75, "away"),
+    "fp8e4b8": FloatFormat(3, 8, "fnuz", 240.0),  # AMD's (torch's float8_e4m3fnuz)
+    "fp8e5b16": FloatFormat(2, 16, "fnuz", 57344.0),  # AMD's (torch's float8_e5m2fnuz)
+}
+# --8<-- [end:formats]
+
+
+def fp8_values(dtype: DType) -> np.ndarray:
+    """The number each of the 256 codes of an fp8 stands for (NaN for the NaN codes), as float32."""
+    return _FP8_VALUES[dtype.name]
+
+
+def _decode_fp8(fmt: FloatFormat) -> np.ndarray:
+    codes = np.arange(256)
+    exponent, mantissa = (codes >> fmt.mantissa) & ((1 << fmt.exponent) - 1), codes & ((1 << fmt.mantissa) - 1)
+    normal = exponent > 0
+    significand = np.where(normal, 1 << fmt.mantissa, 0) + mantissa
+    magnitude = significand * 2.0 ** (np.maximum(exponent, 1) - fmt.bias - fmt.mantissa)
+    values = np.where(codes >= 128, -magnitude, magnitude)
+    top = exponent == (1 << fmt.exponent) - 1
+    nan = {"ieee": top & (mantissa != 0), "fn": top & (mantissa == (1 << fmt.mantissa) - 1),
+           "fnuz": codes == 0x80, "finite": codes < 0}[fmt.specials]
+    values = np.where(top & (mantissa == 0) & (fmt.specials == "ieee"), np.copysign(np.inf, values), values)
+    values = values.astype(np.float32)
+    # A NaN keeps its code in its payload, so that moving it (a load, a store, a select) keeps it
+    tagged = (np.where(codes >= 128, 0x80000000, 0) | _NAN_TAG | codes).astype(np.uint32).view(np.float32)
+    return np.where(nan, tagged, values)
+
+
+_NAN_TAG = 0x7FC00100  # an fp32 quiet NaN whose low byte is the fp8 NaN's code
+
+
+_FP8_VALUES = {name: _decode_fp8(fmt) for name, fmt in FORMATS.items() if name.startswith("fp8")}
+_FP8_POSITIVE = {name: values[:128][~np.isnan(values[:128])] for name, values in _FP8_VALUES.items()}
+
+
+# --8<-- [start:fp8]
+def fp8_bits(x, dtype: DType, rounding: str = "rtne") -> np.ndarray:
+    """Numbers -> the codes of the fp8 `dtype` Triton's conversion gives them: the nearest (ties as
+    the format says) or, with `rounding="rtz"`, the next toward zero; clamped to the format's
+    `saturate` (toward zero, an infinity stays one); NaN -> the format's NaN. fp8e4b15's conversion
+    goes through fp16, so an fp16 NaN keeps its sign and any other NaN becomes +1.75."""
+    fmt = FORMATS[dtype.name]
+    x = np.asarray(x)
+    magnitude = np.abs(x.astype(np.float64))
+    nan = np.isnan(magnitude)
+    negative = np.signbit(x) & (~nan | (x.dtype == np.float16))
+    with np.errstate(invalid="ignore", over="ignore"):
+        _, exponent = np.frexp(magnitude)  # magnitude = m * 2**exponent, m in [0.5, 1)
+        ulp = np.ldexp(1.0, np.maximum(exponent - 1, 1 - fmt.bias) - fmt.mantissa)
+        steps = magnitude / ulp  # exact: a power-of-two scaling of a narrower float
+        if rounding == "rtz":
+            steps = np.trunc(steps)
+        else:
+            steps = np.rint(steps) if fmt.ties == "even" else np.floor(steps + 0.5)
+        rounded = np.minimum(np.where(np.isinf(magnitude), magnitude, steps * ulp), fmt.saturate)
+    if rounding == "rtz":  # toward zero, only overflowing numbers are clamped
+        rounded = np.where(np.isinf(magnitude), magnitude, rounded)
+    if fmt.specials == "finite":
+        rounded = np.where(nan, fmt.saturate, rounded)
+    return _code(rounded, negative, fmt, dtype)
+# --8<-- [end:fp8]
+
+
+def _code(magnitude, negative, fmt: FloatFormat, dtype: DType) -> np.ndarray:
+    """The code of +-`magnitude`, a number (or infinity, or NaN) of the format."""
+    positive = _FP8_POSITIVE[dtype.name]
+    code = np.searchsorted(positive, np.where(np.isnan(magnitude), 0.0, magnitude)).astype(np.uint8)
+    code = np.where(negative & ((code != 0) | (fmt.specials != "fnuz")), code | 0x80, code)
+    nan = {"fnuz": 0x80, "finite": None}.get(fmt.specials, 0x7F)
+    return np.where(np.isnan(magnitude), nan, code).astype(np.uint8) if nan is not None else code.astype(np.uint8)
+
+
+def _fp8_exact(x, dtype: DType) -> tuple[np.ndarray, np.ndarray]:
+    """(code, whether x is exactly that code's number) for numbers x of any float type; a NaN
+    that came from an fp8 code (`_NAN_TAG`) is that code, any other the format's NaN."""
+    x = np.asarray(x)
+    magnitude = np.abs(x.astype(np.float64))
+    code = _code(magnitude, np.signbit(x), FORMATS[dtype.name], dtype)
+    if x.dtype == np.float32:
+        bits = x.view(np.uint32)
+        tagged = np.isnan(x) & ((bits & 0x7FFFFF00) == _NAN_TAG) & np.isnan(_FP8_VALUES[dtype.name][bits & 0xFF])
+        code = np.where(tagged, bits & 0xFF, code).astype(np.uint8)
+    return code, (_FP8_VALUES[dtype.name][code] == x) | np.isnan(magnitude)
+
+
+def float_bits(x, dtype: DType) -> np.ndarray:
+    """The bit patterns of values of `dtype`, a float held as bits (bf16, fp8): a number the type
+    has is its own code (an fp8e5 infinity too), any other is converted (`bf16_bits`, `fp8_bits`)."""
+    if dtype.is_bf16():
+        return bf16_bits(x)
+    code, exact = _fp8_exact(x, dtype)
+    return np.where(exact, code, fp8_bits(x, dtype)).astype(np.uint8)
+
+
+def float_from_bits(bits, dtype: DType) -> np.ndarray:
+    """Bit patterns of `dtype` (bf16, fp8) -> the float32 values they stand for (exact)."""
+    return bf16_from_bits(bits) if dtype.is_bf16() else _FP8_VALUES[dtype.name][np.asarray(bits).view(np.uint8)]
+
+
+# --8<-- [start:tf32]
+def round_to_tf32(x) -> np.ndarray:
+    """float32 values rounded to tf32 (10 mantissa bits) as `cvt.rna.tf32.f32` rounds: to nearest,
+    ties away from zero, by adding half of the dropped part to the bits (a carry may reach the
+    exponent: the largest finite values become infinity); NaN and infinity are only masked."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    with np.errstate(over="ignore"):
+        added = np.where(np.isfinite(np.asarray(x, np.float32)), bits + np.uint32(0x1000), bits)
+    return (added & np.uint32(0xFFFFE000)).astype(np.uint32).view(np.float32)
+# --8<-- [end:tf32]

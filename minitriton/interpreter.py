@@ -23,8 +23,13 @@ The semantics, which are Triton's:
   pointers are int64 addresses, so ptr <-> int64 and ptr -> ptr keep the address. `bitcast`
   reinterprets the bits (a bf16 by its 16-bit pattern).
 - `reduce` and `scan` of fp16/bf16 accumulate in float32 and round back; `argmax`/`argmin` give the
-  first index among equal values. `dot` multiplies fp16/bf16/fp32 in float32 (fp64 in float64,
-  integers exactly) and adds the accumulator; `input_precision` "tf32" is computed like "ieee".
+  first index among equal values. `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
+  integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
+  first rounded to tf32 (10 mantissa bits, to nearest, ties away: `cvt.rna.tf32.f32`).
+- fp8 values are held in float32, like bf16's, and stored as their 8-bit codes. A `cast` to an fp8
+  is Triton's conversion (`dtypes.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
+  clamped to the format's largest number, NaN to its NaN; the frontend computes every other op on
+  fp8 values in fp32.
 - Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside every
   array, or misaligned for its type, is an `InterpreterError` naming the op's source line. Masked-off
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
@@ -52,27 +57,28 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .dtypes import bf16_bits, bf16_from_bits, round_to_bf16
+from .dtypes import fp8_bits, float_bits, float_from_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError, Loc
 from .libdevice.twins import TWINS
 
 
 def _as(dtype: ir.DType, x) -> Any:
-    """`x` as a value of `dtype`: integers wrap, bf16 is rounded to bf16's precision."""
-    if dtype.is_bf16():
-        return round_to_bf16(np.asarray(x))
+    """`x` as a value of `dtype`: integers wrap, bf16 and fp8 are rounded to their numbers (an
+    fp8 number stays itself, an infinity too: only a conversion saturates, see `_cast`)."""
+    if dtype.stored_as_bits:
+        return float_from_bits(float_bits(x, dtype), dtype)
     return np.asarray(x).astype(dtype.np, copy=False)
 
 
 def _bits(x, dtype: ir.DType) -> np.ndarray:
     """The bit patterns of values of `dtype`, as unsigned integers of its width."""
-    if dtype.is_bf16():
-        return bf16_bits(x)
+    if dtype.stored_as_bits:
+        return float_bits(x, dtype)
     return np.asarray(x).view(f"u{dtype.itemsize}")
 
 
 def _from_bits(bits: np.ndarray, dtype: ir.DType) -> np.ndarray:
-    return bf16_from_bits(bits) if dtype.is_bf16() else bits.view(dtype.np)
+    return float_from_bits(bits, dtype) if dtype.stored_as_bits else bits.view(dtype.np)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -80,15 +86,15 @@ def _from_bits(bits: np.ndarray, dtype: ir.DType) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------
 
 def _decode(stored: np.ndarray, dtype: ir.DType) -> np.ndarray:
-    """Values of `dtype` from what memory holds (`DType.storage`: bf16 as bits, int1 as a byte)."""
-    if dtype.is_bf16():
-        return bf16_from_bits(stored)
+    """Values of `dtype` from what memory holds (`DType.storage`: bf16, fp8 as bits, int1 as a byte)."""
+    if dtype.stored_as_bits:
+        return float_from_bits(stored, dtype)
     return stored != 0 if dtype.is_bool() else stored
 
 
 def _encode(values, dtype: ir.DType) -> np.ndarray:
-    if dtype.is_bf16():
-        return bf16_bits(values)
+    if dtype.stored_as_bits:
+        return float_bits(values, dtype)
     return np.asarray(values).astype(dtype.storage, copy=False)
 
 
@@ -372,6 +378,8 @@ def _cast(program, op, x):
     source, target = op.operands[0].dtype, op.result.dtype
     if source.is_floating() and target.is_int() and not target.is_bool():
         return _float_to_int(x, target)
+    if target.is_fp8():  # Triton's conversion: to nearest or toward zero, saturating
+        return float_from_bits(fp8_bits(x, target, op.attrs.get("rounding", "rtne")), target)
     if op.attrs.get("rounding") == "rtz":
         return _toward_zero(x, target)
     return _as(target, x)
@@ -442,14 +450,22 @@ def _scan(program, op, *xs):
     return _as(op.result.dtype, scan(x, axis=axis))
 
 
+# --8<-- [start:dot]
 def _dot(program, op, a, b, acc):
+    """acc + a @ b (over the last two dimensions; a leading one is the batch). Floats multiply in
+    float32 (float64 for fp64), which holds every product of two fp16, bf16, fp8 or tf32 numbers
+    exactly; "tf32" first rounds each fp32 operand as the tensor cores' conversion does. Integers
+    multiply exactly, and wrap into the accumulator's type."""
     inputs = op.operands[0].dtype
     if inputs.is_floating():
         compute = np.float64 if inputs.is_fp64() else np.float32
+        if inputs.is_fp32() and op.attrs["input_precision"] == "tf32":
+            a, b = round_to_tf32(a), round_to_tf32(b)
     else:
         compute = np.int64  # exact for any tile an integer dot can hold; wraps into acc's type
-    product = a.astype(compute) @ b.astype(compute)
+    product = np.matmul(a.astype(compute), b.astype(compute))
     return _as(op.result.dtype, product + acc.astype(compute))
+# --8<-- [end:dot]
 
 
 # --8<-- [start:shapes]

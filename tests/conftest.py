@@ -16,6 +16,7 @@ import pytest
 
 import importlib
 
+from minitriton.dtypes import TensorWrapper
 from minitriton.tools.tensor_descriptor import TensorDescriptor
 
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
@@ -53,11 +54,13 @@ def _also_compile_for_gpus(monkeypatch, request):
     if "no_ptx" in request.keywords or os.environ.get("MINITRITON_GPU_DIFF") == "1":
         return  # comparing on a GPU compiles for it anyway
     original = jit_module.JITFunction.kernel_for
+    marker = request.node.get_closest_marker("targets")  # kernels of types only newer GPUs have
+    targets = marker.args if marker else PTX_TARGETS
 
     def kernel_for(self, bound, options, target):
         kernel = original(self, bound, options, target)
         if target is None and jit_module.interpreting():
-            for arch in PTX_TARGETS:
+            for arch in targets:
                 compiled = original(self, bound, options, arch)
                 assert compiled.asm.get("ptx"), f"{self.__name__}: no PTX for {arch}"
         return kernel
@@ -92,10 +95,10 @@ def _also_run_on_the_gpu(monkeypatch, request):
 
 
 def _arrays_in(value) -> list[np.ndarray]:
-    """The numpy arrays an argument holds: itself, or the members of a tuple or a descriptor."""
+    """The numpy arrays an argument holds: itself, or those of a tuple, a descriptor or a reinterpret."""
     if isinstance(value, np.ndarray):
         return [value]
-    if isinstance(value, TensorDescriptor):
+    if isinstance(value, (TensorDescriptor, TensorWrapper)):  # a descriptor, triton.reinterpret(array)
         return _arrays_in(value.base)
     if isinstance(value, tuple):
         return [a for v in value for a in _arrays_in(v)]
@@ -108,6 +111,8 @@ def _swapped(value, swap):
         return swap(value)
     if isinstance(value, TensorDescriptor):
         return dataclasses.replace(value, base=_swapped(value.base, swap))
+    if isinstance(value, TensorWrapper):
+        return TensorWrapper(_swapped(value.base, swap), value.dtype)
     if isinstance(value, tuple):
         members = [_swapped(v, swap) for v in value]
         return type(value)(*members) if hasattr(value, "_fields") else tuple(members)
@@ -153,6 +158,8 @@ def _compare_on_gpu(launch, kernel, args, kwargs, grid, arrays, before):
 
 class _GpuArg:
     """A device pointer with a numpy dtype: what a launch needs to know of an array argument."""
+
+    shape = (1,)
 
     def __init__(self, address: int, dtype):
         self.__cuda_array_interface__ = {"shape": (1,), "typestr": np.dtype(dtype).str,

@@ -273,7 +273,8 @@ def test_fp32_dot_on_cuda_cores_assembles_without_spills(fresh_cache):
                                       (128, 128, 64, 8, 3), (128, 64, 32, 4, 1)):
         kernel = triton.jit(matmul_kernel.fn).warmup(
             a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-            GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps, num_stages=stages, grid=(1,), target="sm_90a")
+            GROUP_SIZE_M=8, ACTIVATION="", INPUT_PRECISION="ieee", num_warps=warps, num_stages=stages, grid=(1,),
+            target="sm_90a")
         ptx_text = kernel.asm["ptx"]
         assert ptx_text.count("fma.rn.f32") >= bm * bn // (32 * warps)
         assert "ld.shared.v4.b32" in ptx_text

@@ -314,8 +314,8 @@ def dot_shapes_kernel(x_ptr):
 
 @triton.jit
 def dot_small_kernel(x_ptr):
-    a = tl.zeros((8, 16), dtype=tl.float16)
-    b = tl.zeros((16, 16), dtype=tl.float16)
+    a = tl.zeros((16, 8), dtype=tl.float16)
+    b = tl.zeros((8, 16), dtype=tl.float16)
     c = tl.dot(a, b)  # <-
     tl.store(x_ptr, tl.sum(tl.sum(c, axis=1), axis=0))
 
@@ -420,11 +420,11 @@ def test_dot_wrong_shapes():
 
 
 def test_dot_too_small():
-    expect_error(dot_small_kernel, X, match=r"every dimension >= 16, got M=8", hint="at least 16")
+    expect_error(dot_small_kernel, X, match=r"M >= 1, N >= 1 and K >= 16, got K=8", hint="at least 16")
 
 
 def test_dot_on_1d_tiles():
-    expect_error(dot_1d_kernel, X, match=r"tl.dot needs 2-D tiles")
+    expect_error(dot_1d_kernel, X, match=r"tl.dot needs two 2-D or two 3-D tiles")
 
 
 def test_reshape_wrong_numel():

@@ -25,7 +25,7 @@ LAYERS = [
         "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),
     ("passes", ["passes.*"]),
-    ("codegen", ["codegen.lowering", "codegen.elementwise", "codegen.shared", "codegen.memory",
+    ("codegen", ["codegen.lowering", "codegen.fp8", "codegen.elementwise", "codegen.shared", "codegen.memory",
                  "codegen.operands", "codegen.movement", "codegen.indexed", "codegen.inline", "codegen.dot",
                  "codegen.control", "codegen.llvm", "codegen.toolkit", "codegen.link", "codegen.ptx"]),
     ("the driver", ["driver"]),

@@ -131,10 +131,11 @@ def test_matmul_transposed_b():
 
 
 def test_matmul_fp32_output_strided():
-    """C is a column block of a wider fp32 array (the fp16 result is converted by the store)."""
+    """C is a column block of a wider fp32 array (the fp16 result is converted by the store). The fp32
+    dot is a tf32 one (Triton's default): the operands are multiples of 1/64, exact in tf32."""
     rng = np.random.default_rng(5)
-    a = rng.standard_normal((33, 40)).astype(np.float32)
-    b = rng.standard_normal((40, 20)).astype(np.float32)
+    a = np.round(rng.standard_normal((33, 40)) * 64).astype(np.float32) / 64
+    b = np.round(rng.standard_normal((40, 20)) * 64).astype(np.float32) / 64
     big = np.full((33, 64), np.nan, np.float32)
     c = big[:, 8:28]
     _launch_matmul(a, b, c, "leaky_relu", block_m=16, block_n=16, block_k=16, group=1)

@@ -11,6 +11,7 @@ from minitriton.language.semantic import SemanticError
 impl = load("02_frontend/ex2_promotion")
 t = ir.SCALAR_DTYPES
 INTEGERS = [d for d in t.values() if d.is_int()]
+STANDARD = [d for d in t.values() if not d.is_fp8()]  # the fp8s have rules of their own (chapter 8)
 
 
 @pytest.mark.parametrize("a, b, expected", [
@@ -51,7 +52,7 @@ def outcome(rule, *args):
 
 
 def test_every_pair_agrees_with_minitriton():
-    for a, b in itertools.product(t.values(), repeat=2):
+    for a, b in itertools.product(STANDARD, repeat=2):
         for op in ("add", "mul", "div", "floordiv", "rem"):
             assert outcome(impl.computation_type, a, b, op) == outcome(semantic.computation_type, a, b, op), \
                 (a, b, op)

@@ -13,6 +13,7 @@ import contextlib
 import functools
 
 from .. import cache, driver, ir, launcher
+from ..dtypes import FACTS
 from ..errors import CompilationError, LaunchError, OutOfResources
 from ..kernel import CompiledKernel, KernelMetadata
 from ..passes.barriers import insert_barriers
@@ -58,6 +59,7 @@ class CUDABackend:
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
                     "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
+        check_types(fn, arch)
         with internal_errors(fn, arch):
             vectors = coalesce(fn, options.num_warps)
             assign_layouts(fn, options.num_warps, vectors, arch)
@@ -151,3 +153,22 @@ def check_device(metadata: KernelMetadata) -> None:
         raise LaunchError(f"launch_pdl=True: programmatic dependent launch needs sm_90 or newer, and "
                           f"this GPU is {here}; leave launch_pdl out")
 # --8<-- [end:check-device]
+
+
+# --8<-- [start:check-types]
+def check_types(fn: ir.Function, arch: str) -> None:
+    """Refuse an element type this arch does not have (the dtype table's `cuda` column: fp8e4nv
+    needs sm_89, AMD's fp8s no NVIDIA GPU has), at the first op or argument that uses it."""
+    number = int(arch[3:].rstrip("a"))
+    supported = tuple(sorted(r.signature for r in FACTS.values() if r.dtype.is_fp8() and r.cuda is not None
+                             and r.cuda <= number))
+    uses = [(v, fn.loc) for v in fn.args] + [(v, op.loc) for op in fn.walk() for v in op.results]
+    for value, loc in uses:
+        dtype = value.dtype.element_ty
+        oldest = FACTS[dtype.name].cuda if dtype.kind != "ptr" else 0
+        if oldest is None or oldest > number:
+            where = "no NVIDIA GPU" if oldest is None else f"sm_{oldest} and newer GPUs"
+            raise CompilationError(loc, f"type {dtype} not supported in this architecture ({arch}). The supported "
+                                   f"fp8 dtypes are {supported}", f"{dtype} exists on {where}; the interpreter "
+                                   "(MINITRITON_INTERPRET=1) runs it anywhere")
+# --8<-- [end:check-types]

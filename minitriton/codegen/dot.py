@@ -14,14 +14,17 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_operand_swizzle
 from ..passes.geometry import WgmmaOperand
+from ..passes.layout import mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, f32, i16, i32, ll_type
 from .operands import wgmma_descriptor
-from .shared import element_ptrs, read, storage_type, write
+from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
 
 
 def _dot(lw: Lowering, op, a, b, acc):
     layout = op.operands[0].layout
+    if len(op.result.shape) == 3:
+        return _batched_dot(lw, op, a, b, acc)
     if isinstance(layout, DotOperandLayout):
         return _mma(lw, op, a, b, acc)
     if isinstance(layout, SharedOperandLayout) and isinstance(layout.parent, MmaLayout):
@@ -30,26 +33,38 @@ def _dot(lw: Lowering, op, a, b, acc):
 
 
 # --8<-- [start:mma]
+# The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape, and
+# how a thread's registers become its 32-bit operands (two 16-bit elements packed in one, or an
+# fp32 rounded to tf32).
+MMA_INSTRUCTIONS = {"f16": "m16n8k16", "bf16": "m16n8k16", "tf32": "m16n8k8"}
+
+
 def _mma(lw: Lowering, op, a, b, acc):
-    """acc += a @ b with mma.sync.m16n8k16: A fragments of 8, B of 4, C of 4 registers per tile."""
+    """acc += a @ b with mma.sync: per m16n8 tile and step of k, A fragments of 4 operand registers,
+    B of 2, C of 4 floats (k16 for 16-bit types, two elements to a register; k8 for tf32)."""
     B = lw.b
     av, bv, cv = op.operands
+    kind = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32"}[mma_operand_type(op)]
+    k_width = av.layout.k_width
     m_tile = 16 * av.layout.parent.warps_per_cta[0]
     n_tile = 8 * av.layout.parent.warps_per_cta[1]
-    a_tiles = _fragments(av.layout.register_offsets(av.shape), 8, lambda o: (o[0] // m_tile, o[1] // 16))
-    b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 4, lambda o: (o[0] // 16, o[1] // n_tile))
+    k_step = 8 * k_width
+    a_tiles = _fragments(av.layout.register_offsets(av.shape), 4 * k_width,
+                         lambda o: (o[0] // m_tile, o[1] // k_step))
+    b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 2 * k_width,
+                         lambda o: (o[0] // k_step, o[1] // n_tile))
     c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4, lambda o: (o[0] // m_tile, o[1] // n_tile))
-    kind = "bf16" if av.dtype.is_bf16() else "f16"
-    text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+    text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]}.row.col.f32.{kind}.{kind}.f32 "
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
+    words = _pack_pairs if k_width == 2 else (lambda lw, values: [_tf32_bits(lw, x) for x in values])
     out = list(acc)
-    k_tiles = av.shape[1] // 16
+    k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
         values = [out[r] for r in c_regs]
         for ki in range(k_tiles):
-            a_words = _pack_pairs(lw, [a[r] for r in a_tiles[(mi, ki)]])
-            b_words = _pack_pairs(lw, [b[r] for r in b_tiles[(ki, ni)]])
+            a_words = words(lw, [a[r] for r in a_tiles[(mi, ki)]])
+            b_words = words(lw, [b[r] for r in b_tiles[(ki, ni)]])
             result = lw.asm(ll.LiteralStructType([f32] * 4), text, constraints, a_words + b_words + values,
                             side_effect=False)
             values = [B.extract_value(result, i) for i in range(4)]
@@ -72,6 +87,26 @@ def _pack_pairs(lw: Lowering, values: list) -> list:
         hi_bits = hi if isinstance(hi.type, ll.IntType) else B.bitcast(hi, i16)
         words.append(B.or_(B.zext(lo_bits, i32), B.shl(B.zext(hi_bits, i32), ll.Constant(i32, 16))))
     return words
+
+
+# --8<-- [start:tf32]
+def _tf32_bits(lw: Lowering, x):
+    """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
+    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`): the bits."""
+    return lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
+
+
+def tf32(lw: Lowering, x):
+    """`_tf32_bits` as an fp32 register, for the FMA paths."""
+    return lw.b.bitcast(_tf32_bits(lw, x), f32)
+
+
+def _operand_rounding(op):
+    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds it."""
+    if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
+        return tf32
+    return lambda lw, x: x
+# --8<-- [end:tf32]
 
 
 # --8<-- [start:fma_dot]
@@ -139,6 +174,8 @@ def _fma_stage(lw: Lowering, op, a, b, elem, width: int) -> None:
     term = lw.in_prologue(thread_term)
     start = B.add(ll.Constant(i32, op.attrs.get("smem_offset", 0)), B.mul(term, ll.Constant(i32, size)))
     offsets = av.layout.register_offsets(av.shape)
+    rounded = _operand_rounding(op)
+    a, b = [rounded(lw, x) for x in a], [rounded(lw, x) for x in b]
     for r in lw.unique_registers(av.layout, av.shape):
         row, k = offsets[r]
         write(lw, lw.shared_ptr(B.add(start, ll.Constant(i32, (k * m + row) * size))), a[r], elem)
@@ -263,6 +300,43 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
 
     return lw.counted_loop(c(0), k_size, unroll * chunks, list(acc), steps)
 # --8<-- [end:fma_dot]
+
+
+# --8<-- [start:batched]
+def _batched_dot(lw: Lowering, op, a, b, acc):
+    """A 3-D dot, acc[z] += a[z] @ b[z] for each z of the batch, on CUDA cores: both operands are
+    staged in the op's shared memory as they are (row-major), then each thread, at each step of
+    k, reads the a and b elements its accumulator registers need and does one FMA per register.
+    Plain and correct; the 2-D paths are the fast ones."""
+    B = lw.b
+    av, bv, cv = op.operands
+    elem, compute = av.dtype, cv.dtype
+    rounded = _operand_rounding(op)
+    b_base = av.type.numel * elem.itemsize
+    for value, registers, base in ((av, a, 0), (bv, b, b_base)):
+        indices = lw.indices(value.layout, value.shape)
+        for r in lw.unique_registers(value.layout, value.shape):
+            ptr = shared_at(lw, op, dotted(lw, indices[r], row_major(value.shape)), elem, base)
+            write(lw, ptr, rounded(lw, registers[r]), elem)
+    lw.barrier()
+    (_, m, k), n = av.shape, bv.shape[2]
+    out_indices = lw.indices(cv.layout, cv.shape)
+
+    def step(kk, accumulators):
+        updated = []
+        for (z, i, j), value in zip(out_indices, accumulators):
+            x = read(lw, shared_at(lw, op, dotted(lw, [z, i, kk], (m * k, k, 1)), elem), elem)
+            y = read(lw, shared_at(lw, op, dotted(lw, [z, kk, j], (k * n, n, 1)), elem, b_base), elem)
+            x, y = cast_register(lw, x, elem, compute), cast_register(lw, y, elem, compute)
+            if compute.is_floating():
+                updated.append(lw.call(f"llvm.fma.{'f64' if compute.is_fp64() else 'f32'}", ll_type(compute),
+                                       [x, y, value]))
+            else:
+                updated.append(B.add(value, B.mul(x, y)))
+        return updated
+
+    return lw.counted_loop(ll.Constant(i32, 0), k, 1, list(acc), step)
+# --8<-- [end:batched]
 
 
 # --8<-- [start:wgmma]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
+from .fp8 import e4b15_from_f16_bits, fp8_from_f32, fp8_to_f16
 from .lowering import GLOBAL_PTR, Lowering, const, f32, f64, i8, i16, i64, ll_type
 
 # --8<-- [start:legalize]
@@ -211,6 +212,8 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
         if src.is_ptr():
             return b.ptrtoint(x, ll_type(dst))
         return b.inttoptr(b.sext(x, i64) if src.bits < 64 else x, GLOBAL_PTR)
+    if src.is_fp8() or dst.is_fp8():
+        return _fp8_cast(lw, x, src, dst)
     if dst.is_bool():
         if src.is_floating():
             return b.fcmp_unordered("!=", lw.to_f32(x, src), ll.Constant(f32 if src != ir.float64 else f64, 0.0))
@@ -238,7 +241,20 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
 # --8<-- [end:cast]
 
 
+def _fp8_cast(lw: Lowering, x, src: ir.DType, dst: ir.DType, rounding: str = "rtne"):
+    """A conversion to or from an fp8 (the frontend allows fp16, bf16 and fp32 on the other side):
+    through fp16 from an fp8; from fp32 (exact from fp16 and bf16) to an fp8, but for fp16 ->
+    fp8e4b15, whose conversion takes the fp16 bits themselves (an fp16 NaN keeps its sign)."""
+    if src.is_fp8():
+        return cast_register(lw, fp8_to_f16(lw, x, src), ir.float16, dst)
+    if src.is_fp16() and dst.is_fp8e4b15():
+        return e4b15_from_f16_bits(lw, lw.b.bitcast(x, i16))
+    return fp8_from_f32(lw, lw.to_f32(x, src), dst, rounding)
+
+
 def _cast(lw: Lowering, op, dtype, x):
+    if op.result.dtype.is_fp8():
+        return _fp8_cast(lw, x, dtype, op.result.dtype, op.attrs.get("rounding", "rtne"))
     if op.attrs.get("rounding") == "rtz":
         return _toward_zero(lw, x, dtype, op.result.dtype)
     return cast_register(lw, x, dtype, op.result.dtype)

@@ -17,7 +17,7 @@ from typing import Callable
 from llvmlite import ir as ll
 
 from .. import ir
-from ..dtypes import bf16_bits
+from ..dtypes import float_bits
 
 i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
@@ -26,9 +26,10 @@ SHARED_PTR = ll.PointerType(addrspace=3)
 GENERIC_PTR = ll.PointerType()
 
 # --8<-- [start:types]
-# The LLVM type of each dtype's registers is a column of the dtype table (`dtypes.TABLE`): bf16 has
-# no LLVM type in llvmlite, so its values travel as their 16-bit patterns, and arithmetic on them
-# is done in f32 and rounded back (see `elementwise.apply`), as the interpreter does.
+# The LLVM type of each dtype's registers is a column of the dtype table (`dtypes.TABLE`): bf16 and
+# the fp8s have no LLVM type in llvmlite, so their values travel as their bit patterns; arithmetic
+# on bf16 is done in f32 and rounded back (see `elementwise.apply`), as the interpreter does, and
+# the frontend computes fp8 in fp32 (see `codegen/fp8.py`).
 LLVM_TYPES = {"i1": i1, "i8": i8, "i16": i16, "i32": i32, "i64": i64, "half": f16, "float": f32,
               "double": f64, "ptr addrspace(1)": GLOBAL_PTR}
 
@@ -38,9 +39,9 @@ def ll_type(dtype: ir.DType) -> ll.Type:
 
 
 def const(dtype: ir.DType, value) -> ll.Constant:
-    """A constant register of `dtype` (a bf16 rounded to its nearest, as the interpreter rounds)."""
-    if dtype.is_bf16():
-        return ll.Constant(i16, int(bf16_bits(value)))
+    """A constant register of `dtype` (a bf16 or fp8 rounded to its nearest, as the interpreter rounds)."""
+    if dtype.stored_as_bits:
+        return ll.Constant(ll_type(dtype), int(float_bits(value, dtype)))
     if dtype.is_floating():
         return ll.Constant(ll_type(dtype), float(value))
     if dtype.is_ptr():

@@ -9,8 +9,9 @@ Chapter: 03-tile-ir.
 
 `from minitriton import ir` gives all of it, and the element types of `dtypes` (`ir.float32`).
 """
-from ..dtypes import (DType, SCALAR_DTYPES, bfloat16, dtype_from_numpy, dtype_named, float16, float32,  # noqa: F401
-                      float64, int1, int8, int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
+from ..dtypes import (FORMATS, DType, SCALAR_DTYPES, bfloat16, dtype_from_numpy, dtype_named, float8e4b8,  # noqa: F401
+                      float8e4b15, float8e4nv, float8e5, float8e5b16, float16, float32, float64, int1, int8,
+                      int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
 from ..errors import Loc, VerificationError  # noqa: F401
 from .attrs import ATTRS  # noqa: F401
 from .core import Block, Function, LoopParts, Op, Type, Value, loop_parts, scalar, tile, walk_block  # noqa: F401

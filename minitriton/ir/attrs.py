@@ -57,8 +57,8 @@ ATTRS = {
     "rounding": Attr("div, cast", "frontend (tl.div_rn, tl.cast)", "all",
                      "div: 'rn', the IEEE division, not the 2-ulp one; cast: 'rtz', a narrowing "
                      "float cast rounding toward zero (fp_downcast_rounding)"),
-    "input_precision": Attr("dot", "frontend", "codegen",
-                            "ieee, tf32 or tf32x3 for fp32 operands"),
+    "input_precision": Attr("dot", "frontend", "interpreter, codegen",
+                            "tf32 (fp32 operands rounded to tf32 for the tensor cores) or ieee"),
     "sem": Attr("atomic, atomic_cas", "frontend", "codegen",
                 "memory ordering: relaxed, acquire, release, acq_rel"),
     "scope": Attr("atomic, atomic_cas", "frontend", "codegen",

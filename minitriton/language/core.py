@@ -19,6 +19,8 @@ dtype = DType
 int1, int8, int16, int32, int64 = ir.int1, ir.int8, ir.int16, ir.int32, ir.int64
 uint8, uint16, uint32, uint64 = ir.uint8, ir.uint16, ir.uint32, ir.uint64
 float16, bfloat16, float32, float64 = ir.float16, ir.bfloat16, ir.float32, ir.float64
+float8e4nv, float8e5, float8e4b15 = ir.float8e4nv, ir.float8e5, ir.float8e4b15
+float8e4b8, float8e5b16 = ir.float8e4b8, ir.float8e5b16  # AMD's: no NVIDIA GPU has them
 pointer_type = ir.pointer_type
 pi32_t = pointer_type(int32)
 TRITON_MAX_TENSOR_NUMEL = semantic.MAX_NUMEL  # the most elements a tile may have, as in Triton
@@ -402,8 +404,7 @@ def sqrt_rn(x) -> tensor:
 
 @builtin(method=True)
 def abs(x) -> tensor:
-    v = _value(x)
-    return tensor(v if v.dtype.kind in ("uint",) or v.dtype.is_bool() else semantic.emit("abs", [v]))
+    return tensor(semantic.absolute(_value(x)))
 
 
 @builtin(method=True)
@@ -411,7 +412,7 @@ def fma(x, y, z) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "fma")
     a, c = semantic.meet(a, _operand(z), "fma")
     b, _ = semantic.meet(b, c, "fma")
-    return tensor(semantic.emit("fma", [a, b, c]))
+    return tensor(semantic.through_fp32("fma", [a, b, c]))
 
 
 @builtin(method=True)
@@ -442,7 +443,7 @@ def pow(x, y) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "pow")
     if not a.dtype.is_floating():
         a, b = semantic.cast(a, float32), semantic.cast(b, float32)
-    return tensor(semantic.emit("pow", [a, b]))
+    return tensor(semantic.through_fp32("pow", [a, b]))
 
 
 @builtin
@@ -465,13 +466,29 @@ def extern(fn):
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=float32) -> tensor:
-    """`acc + input @ other` on tensor cores where the types allow; fp32 accumulation for fp16/bf16."""
-    precision = _unwrap(input_precision)
-    if precision is None and _unwrap(allow_tf32) is False:
-        precision = "ieee"
-    acc = _unwrap(acc)
-    return tensor(semantic.dot(_value(input), _value(other), None if acc is None else _value(acc),
-                               precision, _dtype(out_dtype)))
+    """`acc + input @ other` (batched over a leading dimension for 3-D tiles), on tensor cores where
+    the types allow. fp32 operands are rounded to tf32 unless `input_precision` says otherwise
+    (`allow_tf32=False`, deprecated, is "ieee"). `max_num_imprecise_acc` is checked and otherwise
+    ignored: minitriton's fp8 wgmma always accumulates all of K in the tensor cores."""
+    precision, allow_tf32 = _unwrap(input_precision), _unwrap(allow_tf32)
+    if precision is not None and allow_tf32 is not None:
+        raise SemanticError("Only one of input_precision and allow_tf32 can be specified",
+                            "allow_tf32 is deprecated: use input_precision alone")
+    if precision is None:
+        precision = "tf32" if allow_tf32 in (True, None) else "ieee"
+    if not isinstance(precision, str):
+        raise SemanticError(f"input_precision must be a string, got {precision!r}")
+    a, b, acc = _value(input), _value(other), _unwrap(acc)
+    acc = None if acc is None else _value(acc)
+    rank = len(a.shape)
+    if rank >= 4 and len(b.shape) == rank:  # Triton folds the leading dimensions into one batch
+        batch = a.shape[:-2]
+        fold = lambda x: None if x is None else semantic.reshape(x, (x.type.numel // (x.shape[-2] * x.shape[-1]),)
+                                                                 + x.shape[-2:])
+        folded = semantic.dot(fold(a), fold(b), fold(acc), precision, _unwrap(max_num_imprecise_acc),
+                              _dtype(out_dtype))
+        return tensor(semantic.reshape(folded, batch + folded.shape[-2:]))
+    return tensor(semantic.dot(a, b, acc, precision, _unwrap(max_num_imprecise_acc), _dtype(out_dtype)))
 
 
 @builtin(method=True)

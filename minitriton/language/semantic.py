@@ -11,6 +11,7 @@ import builtins
 import contextlib
 
 from .. import ir
+from ..dtypes import FACTS
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -81,7 +82,11 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float32  # 16-bit floats are divided in fp32, as PTX has no fp16 division
         if ir.float16 in (a, b):
             return ir.float16  # fp16 wins over bf16 (Triton's rule)
-        return ir.bfloat16
+        if a.is_bf16() or b.is_bf16():
+            return ir.bfloat16
+        if a.is_fp8() and b.is_fp8():
+            return a if a == b else ir.float16  # two different fp8s meet at fp16 (Triton's rule)
+        return a if a.is_floating() else b  # an fp8 and an integer: the fp8
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
         raise SemanticError(f"cannot use /, // or % with {a} and {b}: they have different signedness",
                             "cast one of them so both are signed or both unsigned")
@@ -206,10 +211,34 @@ def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:
     return broadcast_to(a, shape), broadcast_to(b, shape)
 
 
+# --8<-- [start:fp8-casts]
+def fp8_conversion_error(source: DType, target: DType, rounding: str | None) -> str | None:
+    """Why Triton's NVIDIA backend has no conversion from `source` to `target` with this rounding,
+    or None: an fp8 converts only to and from fp16, bf16 and fp32 (fp8e4b15, whose conversion is
+    software through fp16, not from or to bf16), and rounds toward zero only fp32 -> fp8e5."""
+    fp8, other = (source, target) if source.is_fp8() else (target, source)
+    if other.is_fp8() or not other.is_floating() or other.is_fp64():
+        return f"cannot convert {source} to {target}: an fp8 converts only to and from fp16, bf16 and fp32"
+    if fp8.is_fp8e4b15() and other.is_bf16():
+        return f"cannot convert {source} to {target}: fp8e4b15's conversion goes through fp16, not bf16"
+    if rounding == "rtz" and not fp8.is_fp8e4b15() and (source, target) != (ir.float32, ir.float8e5):
+        return (f"fp_downcast_rounding='rtz' from {source} to {target} is not supported: toward zero, only "
+                "fp32 -> fp8e5 is (and fp8e4b15, which ignores it)")
+    return None
+# --8<-- [end:fp8-casts]
+
+
 # --8<-- [start:cast]
 def cast(x: Value, dtype: DType, bitcast: bool = False, rounding: str | None = None) -> Value:
     """Convert element types; `bitcast` reinterprets the bits instead (same width only). A float
     narrowed to a smaller float rounds to nearest even, or toward zero with `rounding="rtz"`."""
+    if not bitcast and x.dtype != dtype and (x.dtype.is_fp8() or dtype.is_fp8()):
+        error = fp8_conversion_error(x.dtype, dtype, rounding)
+        if error:
+            raise SemanticError(error, "leave fp_downcast_rounding out (to nearest)" if "rtz" in error else
+                                "convert through float32: x.to(tl.float32).to(...)")
+        if dtype.is_fp8e4b15():
+            rounding = None  # its one conversion rounds to nearest, ties away, whatever is asked
     if rounding is not None:
         narrowing = x.dtype.is_floating() and dtype.is_floating() and dtype.bits < x.dtype.bits
         if rounding not in ("rtne", "rtz"):
@@ -253,12 +282,37 @@ def binary(op: str, a, b) -> Value:
         if not dtype.is_int():
             raise SemanticError("`//` needs integer operands", "use `/` for floats")
         op = "div"
+    if dtype.is_fp8() and op in ARITH:
+        return through_fp32(op, [a, b], **({"rounding": "rn"} if op == "div" else {}))
     if op == "shr" and signed != (dtype.kind == "int") and not dtype.is_bool():
         # Triton shifts arithmetically when the left operand is signed, whatever the promotion gave
         twin = ir.dtype_named(("int" if signed else "uint") + str(dtype.bits))
         return cast(emit("shr", [cast(a, twin, True), cast(b, twin, True)]), dtype, True)
     return emit(op, [a, b])
 # --8<-- [end:binary]
+
+
+# --8<-- [start:through-fp32]
+def through_fp32(name: str, operands: list[Value], **attrs) -> Value:
+    """Op `name` of fp8 operands: an fp8 has no arithmetic of its own, so it is computed in fp32
+    (exact operands: every fp8 number is an fp32) and the result converted back, as Triton upcasts
+    it. Other types are emitted as they are."""
+    dtype = operands[0].dtype
+    if not dtype.is_fp8():
+        return emit(name, operands, **attrs)
+    return cast(emit(name, [cast(x, ir.float32) for x in operands], **attrs), dtype)
+# --8<-- [end:through-fp32]
+
+
+def absolute(x: Value) -> Value:
+    """|x|: an fp8 (but AMD's, whose 0x80 is a NaN) by clearing its sign bit, as Triton does, so an
+    infinity stays one; an unsigned integer or a boolean is its own absolute value."""
+    if x.dtype.kind == "uint" or x.dtype.is_bool():
+        return x
+    if x.dtype.is_fp8() and ir.FORMATS[x.dtype.name].specials != "fnuz":
+        bits = cast(x, ir.uint8, bitcast=True)
+        return cast(emit("and", [bits, broadcast_to(constant(0x7F, ir.uint8), x.shape)]), x.dtype, bitcast=True)
+    return through_fp32("abs", [x])
 
 
 def pointer_arith(op: str, a, b) -> Value:
@@ -290,6 +344,8 @@ def compare(predicate: str, a, b) -> Value:
         b = b if not isinstance(b, Weak) else scalar_constant(b.value)
         a, b = cast(a, ir.int64), cast(b, ir.int64)
     a, b = meet(a, b, "cmp")
+    if a.dtype.is_fp8():  # compared as the fp32 numbers they are
+        a, b = cast(a, ir.float32), cast(b, ir.float32)
     return emit("cmp", [a, b], predicate=predicate)
 
 
@@ -309,7 +365,7 @@ def unary(op: str, x: Value) -> Value:
     if op == "neg":
         if x.dtype.is_bool():
             x = cast(x, ir.int32)
-        return emit("neg", [x])
+        return through_fp32("neg", [x])
     if op == "not":  # bitwise invert `~`
         if not x.dtype.is_int():
             raise SemanticError(f"`~` needs an integer, got {x.dtype}")
@@ -329,6 +385,9 @@ def math(op: str, x: Value) -> Value:
         if op in ("floor", "ceil"):
             return x
         x = cast(x, ir.float32)
+    if x.dtype.is_fp8():
+        raise SemanticError(f"Expected dtype ['fp32', 'fp64'] but got {x.dtype}",
+                            f"{op} has no fp8 version: convert first, x.to(tl.float32)")
     return emit(op, [x])
 
 
@@ -348,8 +407,8 @@ def minmax(op: str, a: Value, b: Value, propagate_nan: bool = False) -> Value:
     """tl.minimum / tl.maximum: bf16 in fp32; NaN wins only with `propagate_nan`."""
     a, b = meet(promoted_bf16(a), promoted_bf16(b), op)
     if a.dtype.is_floating() and propagate_nan:
-        return emit(op, [a, b], propagate_nan=True)
-    return emit(op, [a, b])
+        return through_fp32(op, [a, b], propagate_nan=True)
+    return through_fp32(op, [a, b])
 
 
 def _as_mask(mask) -> Value:
@@ -385,6 +444,7 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
     """Reduce along `axis` (all axes when None), in the dtype of `x`."""
     if not x.type.is_tile:
         raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
+    _no_fp8(x, "reduce")
     if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
         result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
         for _ in range(len(x.shape) if keep_dims else 0):
@@ -405,6 +465,12 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
 # --8<-- [end:reduce]
 
 
+def _no_fp8(x: Value, what: str) -> None:
+    if x.dtype.is_fp8():
+        raise SemanticError(f"cannot {what} a tile of {x.dtype}: fp8 has no arithmetic of its own",
+                            "convert it first: x.to(tl.float32)")
+
+
 def _axis(axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise SemanticError(f"axis {axis} is out of range for a tile of rank {rank}")
@@ -414,43 +480,132 @@ def _axis(axis: int, rank: int) -> int:
 def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
     if not x.type.is_tile:
         raise SemanticError("cannot scan a scalar")
+    _no_fp8(x, "scan")
     axis = _axis(axis, len(x.shape))
     return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
 
 
 # --8<-- [start:dot]
-def dot(a: Value, b: Value, acc: Value | None, input_precision: str | None, out_dtype: DType) -> Value:
-    """`acc + a @ b` over 2-D tiles; fp16/bf16 inputs accumulate in fp32, int8 in int32."""
-    if len(a.shape) != 2 or len(b.shape) != 2:
-        raise SemanticError(f"tl.dot needs 2-D tiles, got shapes {list(a.shape)} and {list(b.shape)}")
-    (m, k), (k2, n) = a.shape, b.shape
+PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")  # Triton's choices for fp32 on NVIDIA
+DOT_INPUTS = (ir.int8, ir.uint8, ir.float16, ir.bfloat16, ir.float32, ir.float64)
+
+
+def dot(a: Value, b: Value, acc: Value | None, input_precision: str, max_num_imprecise_acc: int | None,
+        out_dtype: DType) -> Value:
+    """`acc + a @ b` over 2-D tiles, or 3-D ones whose first dimension is a batch (Triton's rules).
+    fp16, bf16 and fp8 multiply exactly and accumulate in fp32 (an fp16 `out_dtype` is rounded
+    once, at the end); fp32 is rounded to tf32 for the tensor cores unless `input_precision` asks
+    for "ieee", or for three (tf32x3, bf16x3) or six (bf16x6) products of its parts; int8
+    accumulates in int32. Only "ieee" and "tf32" dots reach the IR: the rest is made of them here."""
+    if len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
+        raise SemanticError(f"tl.dot needs two 2-D or two 3-D tiles, got shapes {list(a.shape)} and "
+                            f"{list(b.shape)}", "a 3-D dot multiplies [B, M, K] by [B, K, N]")
+    *batch, m, k = a.shape
+    *batch_b, k2, n = b.shape
+    if batch != batch_b:
+        raise SemanticError(f"tl.dot: input and other must have equal batch shapes ({list(a.shape)} @ "
+                            f"{list(b.shape)})")
     if k != k2:
         raise SemanticError(f"tl.dot: inner dimensions differ ({list(a.shape)} @ {list(b.shape)})",
                             "the first operand's columns must equal the second's rows")
-    if min(m, n, k) < 16:
-        raise SemanticError(f"tl.dot needs every dimension >= 16, got M={m}, N={n}, K={k}",
-                            "make the blocks at least 16 in each dimension")
-    if a.dtype != b.dtype:
-        if a.dtype.is_floating() and b.dtype.is_floating():
-            common = computation_type(a.dtype, b.dtype, "dot")
-            a, b = cast(a, common), cast(b, common)
-        else:
-            raise SemanticError(f"tl.dot operands have different types: {a.dtype} and {b.dtype}")
-    if a.dtype.is_int():
-        out_dtype = ir.int32
-    elif a.dtype == ir.float64:
-        out_dtype = ir.float64
-    if input_precision is None:
-        input_precision = "tf32" if a.dtype == ir.float32 else "ieee"
-    if input_precision not in ("ieee", "tf32", "tf32x3"):
-        raise SemanticError(f"unknown input_precision {input_precision!r}",
-                            "use 'ieee', 'tf32' or 'tf32x3'")
-    if acc is None:
-        acc = broadcast_to(constant(0, out_dtype), (m, n))
+    fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
+    for side, x in (("lhs", a), ("rhs", b)):
+        if not fp8 and x.dtype not in DOT_INPUTS:
+            raise SemanticError(f"tl.dot: Unsupported {side} dtype {x.dtype}",
+                                "tl.dot takes int8, fp16, bf16, fp32, fp64, or two fp8s")
+    if not fp8 and a.dtype != b.dtype:
+        raise SemanticError(f"tl.dot: Both operands must be same dtype. Got {a.dtype} and {b.dtype}",
+                            "convert one operand to the other's type")
+    min_k = 32 if a.dtype.bits == 8 else 16
+    if k < min_k:
+        raise SemanticError(f"tl.dot: Input shapes should have M >= 1, N >= 1 and K >= {min_k}, got K={k}",
+                            f"make the reduction dimension at least {min_k}")
+    result_dtype = _dot_result_dtype(a.dtype, out_dtype)
+    if fp8:  # exact; Triton does it for fp8e4b15 and before sm_89 (minitriton has no fp8 wgmma yet)
+        a, b = cast(a, ir.float16), cast(b, ir.float16)
+    if acc is not None and (acc.shape != (*batch, m, n) or acc.dtype != out_dtype):
+        raise SemanticError(f"tl.dot: the accumulator is a {list(acc.shape)} tile of {acc.dtype}; expected "
+                            f"{[*batch, m, n]} of out_dtype={out_dtype}",
+                            f"pass out_dtype=tl.{FACTS[acc.dtype.name].language} with this accumulator")
+    if max_num_imprecise_acc is not None and fp8 and max_num_imprecise_acc > k:
+        raise SemanticError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({k})")
+    precision = input_precision.lower()
+    if precision not in PRECISIONS:
+        raise SemanticError(f"input_precision must be one of {PRECISIONS}. Got {input_precision}")
+    if result_dtype.is_fp16():  # accumulated in fp32, rounded to fp16 once, at the end
+        wide = None if acc is None else cast(acc, ir.float32)
+        return cast(dot(a, b, wide, precision, None, ir.float32), ir.float16)
+    if not a.dtype.is_fp32() or precision in ("tf32", "ieee"):
+        acc = acc if acc is not None else broadcast_to(constant(0, result_dtype), (*batch, m, n))
+        return emit("dot", [a, b, acc], input_precision=precision if a.dtype.is_fp32() else "ieee")
+    return _dot_of_parts(a, b, acc, precision)
+
+
+def _dot_result_dtype(inputs: DType, out_dtype: DType) -> DType:
+    """int8 -> int32, fp32 and bf16 -> fp32, fp64 -> fp64, fp16 and fp8 -> `out_dtype` (fp32 or fp16)."""
+    if inputs.is_int():
+        if inputs != ir.int8:
+            raise SemanticError("tl.dot: only int8 supported!", "integer dots take int8 operands")
+        return ir.int32
+    if out_dtype.is_bf16():
+        raise SemanticError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast "
+                            "with `.to(tl.bfloat16)`")
+    if inputs.is_fp32() or inputs.is_bf16():
+        return ir.float32
+    if inputs.is_fp64():
+        return ir.float64
+    if out_dtype not in (ir.float16, ir.float32):
+        raise SemanticError(f"tl.dot: out_dtype={out_dtype} is unsupported for {inputs} operands",
+                            "use out_dtype=tl.float32 or tl.float16")
+    return out_dtype
+# --8<-- [end:dot]
+
+
+# --8<-- [start:dot-parts]
+def _dot_of_parts(a: Value, b: Value, acc: Value | None, precision: str) -> Value:
+    """An fp32 dot from dots of the operands' parts, as Triton's F32DotTC pass makes it. tf32x3:
+    big = tf32(x), small = x - big; small_a big_b + big_a small_b + big_a big_b. bf16x3 and bf16x6:
+    x = hi + mid + lo, each a bf16; the products whose size is above fp32's last bit (3 of them, or
+    6), smallest first, the big one last. A NaN among the small products (inf * 0, from an
+    infinite operand whose small part is 0) is dropped, so the big product decides."""
+    zeros = broadcast_to(constant(0, ir.float32), a.shape[:-1] + (b.shape[-1],))
+    if precision == "tf32x3":
+        (a_big, a_small), (b_big, b_small) = _tf32_parts(a), _tf32_parts(b)
+        pairs, last, kind = [(a_small, b_big), (a_big, b_small)], (a_big, b_big), "tf32"
     else:
-        if acc.shape != (m, n):
-            raise SemanticError(f"tl.dot accumulator has shape {list(acc.shape)}, expected {[m, n]}")
-    return emit("dot", [a, b, acc], input_precision=input_precision)
+        count = 2 if precision == "bf16x3" else 3
+        (hi, mid, *lo), (b_hi, b_mid, *b_lo) = _bf16_parts(a, count), _bf16_parts(b, count)
+        pairs = [(mid, b_mid), (lo[0], b_hi), (hi, b_lo[0])] if count == 3 else []
+        pairs += [(mid, b_hi), (hi, b_mid)]
+        last, kind = (hi, b_hi), "ieee"
+    result = zeros
+    for x, y in pairs:
+        result = emit("dot", [x, y, result], input_precision=kind)
+    result = where(compare("ne", result, result), Weak(0.0), result)
+    result = emit("dot", [*last, result], input_precision=kind)
+    return result if acc is None else binary("add", result, acc)
+
+
+def _tf32_parts(x: Value) -> tuple[Value, Value]:
+    """(tf32(x), x - tf32(x)): tf32(x) rounds to nearest, ties away, as `cvt.rna.tf32.f32` does
+    (half of the dropped part added to the bits, which are then cut; infinity and NaN only cut)."""
+    bits = cast(x, ir.uint32, bitcast=True)
+    finite = compare("lt", absolute(x), Weak(float("inf")))
+    rounded = binary("and", where(finite, binary("add", bits, Weak(0x1000)), bits), Weak(0xFFFFE000))
+    big = cast(rounded, ir.float32, bitcast=True)
+    return big, binary("sub", x, big)
+
+
+def _bf16_parts(x: Value, count: int) -> list[Value]:
+    """`count` bf16s whose sum is x (to fp32's precision): each the nearest bf16 to what is left."""
+    parts = []
+    for i in range(count):
+        part = cast(x, ir.bfloat16)
+        parts.append(part)
+        if i + 1 < count:
+            x = binary("sub", x, cast(part, ir.float32))
+    return parts
+# --8<-- [end:dot-parts]
 # --8<-- [end:dot]
 
 

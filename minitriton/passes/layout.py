@@ -108,15 +108,32 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
     return warps[0], warps[1]
 
 
-def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int, arch: str = "sm_80"):
+# The operand types mma.sync multiplies, by how many of their elements along K share one 32-bit
+# register: fp16 and bf16 two (m16n8k16), tf32 one (m16n8k8: the fp32 operands of a "tf32" dot).
+MMA_K_WIDTH = {"fp16": 2, "bf16": 2, "tf32": 1}
+
+
+def mma_operand_type(dot: ir.Op) -> str | None:
+    """The tensor cores' name for the type a dot multiplies, or None if they have none for it."""
+    a = dot.operands[0]
+    if a.dtype.is_fp32():
+        return "tf32" if dot.attrs["input_precision"] == "tf32" else None
+    return a.dtype.name if a.dtype.name in MMA_K_WIDTH else None
+
+
+def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
-    operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync."""
-    if a.dtype not in (ir.float16, ir.bfloat16) or acc.dtype != ir.float32:
+    16-bit operands stay in shared memory for `wgmma`; elsewhere, and for tf32, they go to
+    registers for mma.sync."""
+    a, b, acc = dot.operands
+    kind = mma_operand_type(dot)
+    if kind is None or acc.dtype != ir.float32 or len(acc.shape) != 2:
         return None
+    k_width = MMA_K_WIDTH[kind]
     m, n = acc.shape
-    if m % 16 or n % 8 or a.shape[1] % 16:
+    if m % 16 or n % 8 or a.shape[1] % (8 * k_width):
         return None
-    if arch == "sm_90a" and num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n % 64 == 0 \
+    if arch == "sm_90a" and k_width == 2 and num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n % 64 == 0 \
             and n <= 256 and a.shape[1] in (16, 32, 64):
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
         return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
@@ -124,7 +141,7 @@ def mma_layouts(a: ir.Value, b: ir.Value, acc: ir.Value, num_warps: int, arch: s
     if m < 16 * warps_m or n < 8 * warps_n:
         return None  # warps would hold copies of each other's tiles: use the FMA path
     mma = MmaLayout((warps_m, warps_n))
-    return DotOperandLayout(0, mma, 2), DotOperandLayout(1, mma, 2), mma
+    return DotOperandLayout(0, mma, k_width), DotOperandLayout(1, mma, k_width), mma
 # --8<-- [end:mma]
 
 
@@ -199,8 +216,9 @@ class LayoutAssignment:
                 self.anchor(r, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
-            mma = mma_layouts(a, b, acc, self.num_warps, self.arch)
-            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps))
+            mma = mma_layouts(op, self.num_warps, self.arch)
+            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
+                        else self.default(result))
         elif name == "scan":
             layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
             for r in op.results:
@@ -287,7 +305,7 @@ class LayoutAssignment:
         if not tiles:
             return [None] * len(op.operands)
         if name == "dot":
-            mma = mma_layouts(*op.operands, self.num_warps, self.arch)
+            mma = mma_layouts(op, self.num_warps, self.arch)
             acc_layout = self.of(op.result)
             if mma:
                 return list(mma)

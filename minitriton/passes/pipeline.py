@@ -69,10 +69,10 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
 
 def _fma_ring(dot: ir.Op, op_idx: int):
     """The ring layout of operand `op_idx` of a dot on CUDA cores, or None where it cannot be read
-    from one (not 32-bit, or A's rows not whole 16-byte chunks)."""
+    from one (not 32-bit, A's rows not whole 16-byte chunks, or rounded to tf32 on the way)."""
     a, b, acc = dot.operands
     operand = dot.operands[op_idx]
-    if a.dtype.bits != 32 or acc.dtype.bits != 32 or a.shape[1] % 4:
+    if a.dtype.bits != 32 or acc.dtype.bits != 32 or a.shape[1] % 4 or dot.attrs["input_precision"] == "tf32":
         return None
     return fma_operand_swizzle(op_idx, operand.shape, 32, acc.layout, acc.shape)
 

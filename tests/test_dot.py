@@ -1,0 +1,372 @@
+"""tl.dot as Triton 3.6 has it: every input precision, out_dtype, fp8 operands, 3-D (batched) dots.
+
+References are float64 products of the operands as the dot sees them: fp32 as it is ("ieee"),
+rounded to tf32 ("tf32", exactly as `cvt.rna.tf32.f32` rounds, modelled here on the bits), or
+split into parts (tf32x3, bf16x3, bf16x6, whose error bounds follow from the parts' widths). A
+matmul kernel with masks runs sizes that are not multiples of its blocks, on several programs,
+with 4 and 8 warps; outputs start poisoned. Kernels run in the interpreter and are compiled for
+sm_80, sm_90 and sm_90a (tensor cores: mma.sync, wgmma) by the conftest.
+"""
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import CompilationError
+from minitriton.dtypes import fp8_values
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+def tf32_model(x: np.ndarray) -> np.ndarray:
+    """fp32 -> tf32 by the bits: add half of the 13 dropped bits (ties go away from zero), cut."""
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return (((bits + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, acc_ptr, M, N, K, PRECISION: tl.constexpr, OUT: tl.constexpr,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """c = acc + a @ b over (BLOCK_M, BLOCK_N) tiles of c, k in steps of BLOCK_K, masked at the edges."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    out = rm[:, None] * N + rn[None, :]
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    acc = tl.load(acc_ptr + out, mask=mask, other=0)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & (k + rk[None, :] < K),
+                    other=0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=(k + rk[:, None] < K) & (rn[None, :] < N),
+                    other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=OUT)
+    tl.store(c_ptr + out, acc, mask=mask)
+
+
+def matmul(a, b, acc, precision="ieee", out=tl.float32, blocks=(32, 32, 16), num_warps=4):
+    (m, k), n = a.shape, b.shape[1]
+    c = np.full((m, n), np.nan, acc.dtype) if acc.dtype.kind == "f" else np.full((m, n), -7, acc.dtype)
+    block_m, block_n, block_k = blocks
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](a, b, c, acc, m, n, k, PRECISION=precision, OUT=out, BLOCK_M=block_m, BLOCK_N=block_n,
+                        BLOCK_K=block_k, num_warps=num_warps)
+    return c
+
+
+def operands(seed, m=50, n=70, k=40, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype),
+            rng.standard_normal((m, n)).astype(np.float32))
+
+
+def scale(a, b) -> np.ndarray:
+    """sum_k |a_ik b_kj|: what the rounding errors of a dot are relative to."""
+    return np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+
+
+# --------------------------------------------------------------------------------- fp32 precisions
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_ieee_is_fp32(num_warps):
+    a, b, acc = operands(0)
+    c = matmul(a, b, acc, "ieee", num_warps=num_warps)
+    exact = acc + a.astype(np.float64) @ b
+    assert np.all(np.abs(c - exact) <= 40 * 2**-24 * (scale(a, b) + np.abs(acc)))
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_tf32_rounds_each_operand_to_nearest_ties_away(num_warps):
+    a, b, acc = operands(1)
+    c = matmul(a, b, acc, "tf32", num_warps=num_warps)
+    model = acc + tf32_model(a).astype(np.float64) @ tf32_model(b)
+    bound = 40 * 2**-24 * (scale(a, b) + np.abs(acc))  # fp32 accumulation only: products are exact
+    assert np.all(np.abs(c - model) <= bound)
+    fp32 = acc + a.astype(np.float64) @ b
+    assert np.mean(np.abs(c - fp32) > bound) > 0.5  # it is not fp32: most results are off by more
+    assert np.all(np.abs(c - fp32) <= 2 * 2**-11 * scale(a, b) + bound)
+
+
+def test_tf32_ties_go_away_from_zero():
+    k = 16
+    a = np.full((16, k), 1 + 2**-11, np.float32)  # halfway between two tf32 numbers: goes up
+    a[:, 1] = -(1 + 2**-11)  # and down for a negative one
+    b = np.ones((k, 16), np.float32)
+    c = matmul(a, b, np.zeros((16, 16), np.float32), "tf32", blocks=(16, 16, 16))
+    np.testing.assert_array_equal(c, np.full((16, 16), (k - 2) * (1 + 2**-10), np.float32))
+
+
+def test_tf32_is_the_default_and_allow_tf32_false_is_ieee():
+    a, b, acc = operands(2, 32, 32, 32)
+    default = np.full((32, 32), np.nan, np.float32)
+    ieee = default.copy()
+    default_kernel[(1,)](a, b, default, ALLOW=None)
+    default_kernel[(1,)](a, b, ieee, ALLOW=False)
+    np.testing.assert_array_equal(default, matmul(a, b, np.zeros_like(acc), "tf32", blocks=(32, 32, 32)))
+    np.testing.assert_array_equal(ieee, matmul(a, b, np.zeros_like(acc), "ieee", blocks=(32, 32, 32)))
+    assert not np.array_equal(default, ieee)
+
+
+@triton.jit
+def default_kernel(a_ptr, b_ptr, c_ptr, ALLOW: tl.constexpr):
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot(a, b, allow_tf32=ALLOW))
+
+
+@pytest.mark.parametrize("precision, bits", [("tf32x3", 21), ("bf16x3", 16), ("bf16x6", 23)])
+def test_three_or_six_products_are_nearly_fp32(precision, bits):
+    """tf32x3: big + small parts of 11 bits each carry 22 bits; bf16x3: hi and mid 8 bits each; bf16x6:
+    hi, mid and lo, 24 bits. The products left out are below 2**-bits of each term."""
+    a, b, acc = operands(3)
+    c = matmul(a, b, acc, precision)
+    exact = acc + a.astype(np.float64) @ b
+    assert np.all(np.abs(c - exact) <= 2.0**-bits * 4 * scale(a, b) + 40 * 2**-24 * (scale(a, b) + np.abs(acc)))
+    tf32 = matmul(a, b, acc, "tf32")
+    assert np.max(np.abs(c - exact)) < np.max(np.abs(tf32 - exact)) / 8  # far better than one tf32 dot
+
+
+def test_precision_names_are_case_blind_as_in_triton():
+    a, b, acc = operands(4, 16, 16, 16)
+    np.testing.assert_array_equal(matmul(a, b, acc, "TF32x3", blocks=(16, 16, 16)),
+                                  matmul(a, b, acc, "tf32x3", blocks=(16, 16, 16)))
+
+
+def test_an_infinite_operand_gives_infinity_in_three_products():
+    """inf's small part is 0, and inf * 0 is NaN: the NaN of the small products is dropped."""
+    a = np.ones((16, 16), np.float32)
+    a[0, 0] = np.inf
+    b = np.ones((16, 16), np.float32)
+    for precision in ("tf32x3", "bf16x3", "bf16x6"):
+        c = matmul(a, b, np.zeros((16, 16), np.float32), precision, blocks=(16, 16, 16))
+        assert np.all(c[0] == np.inf) and np.all(c[1:] == 16)
+
+
+# --------------------------------------------------------------------------------- other types
+
+@pytest.mark.parametrize("dtype", [np.float16, "bf16"])
+def test_16_bit_floats_multiply_exactly(dtype):
+    from minitriton.dtypes import bf16_bits, bf16_from_bits
+    a, b, acc = operands(5, dtype=np.float32)
+    if dtype == "bf16":
+        a, b = bf16_from_bits(bf16_bits(a)), bf16_from_bits(bf16_bits(b))
+        args = triton.reinterpret(bf16_bits(a), tl.bfloat16), triton.reinterpret(bf16_bits(b), tl.bfloat16)
+    else:
+        a, b = a.astype(np.float16), b.astype(np.float16)
+        args = a, b
+    c = np.full(acc.shape, np.nan, np.float32)
+    (m, k), n = a.shape, b.shape[1]
+    matmul_kernel[(2, 3)](*args, c, acc, m, n, k, PRECISION="ieee", OUT=tl.float32, BLOCK_M=32, BLOCK_N=32,
+                          BLOCK_K=16)
+    exact = acc + a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - exact) <= 40 * 2**-24 * (scale(a, b) + np.abs(acc)))
+
+
+def test_fp16_out_dtype_rounds_an_fp32_sum_once_per_dot():
+    a, b, _ = operands(6, 32, 32, 32, np.float16)
+    acc = np.random.default_rng(6).standard_normal((32, 32)).astype(np.float16)
+    c = matmul(a, b, acc, "ieee", out=tl.float16, blocks=(32, 32, 32))
+    assert c.dtype == np.float16
+    exact = acc.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_array_equal(c, exact.astype(np.float32).astype(np.float16))
+
+
+@triton.jit
+def int8_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    acc = tl.full((N, N), 1000, tl.int32)
+    c = tl.dot(a, b, acc, out_dtype=tl.int32)
+    tl.static_assert(c.dtype == tl.int32)
+    tl.store(c_ptr + r[:, None] * N + r[None, :], c)
+
+
+def test_int8_accumulates_in_int32():
+    rng = np.random.default_rng(7)
+    a, b = (rng.integers(-128, 128, (32, 32), dtype=np.int8) for _ in range(2))
+    c = np.full((32, 32), -1, np.int32)
+    int8_kernel[(1,)](a, b, c, N=32)
+    np.testing.assert_array_equal(c, 1000 + a.astype(np.int64) @ b.astype(np.int64))
+
+
+@triton.jit
+def result_type_kernel(a_ptr, OUT: tl.constexpr, WANT: tl.constexpr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    tl.static_assert(tl.dot(a, a, out_dtype=OUT).dtype == WANT)
+
+
+@pytest.mark.parametrize("dtype, out, want", [(tl.bfloat16, tl.float16, tl.float32), (tl.float32, tl.float16, tl.float32),
+                                              (tl.float16, tl.float16, tl.float16), (tl.float8e5, tl.float16, tl.float16),
+                                              (tl.float64, tl.float32, tl.float64)])
+def test_result_types_as_in_triton(dtype, out, want):
+    """bf16 and fp32 dots give fp32 whatever out_dtype says; fp16 and fp8 give out_dtype."""
+    x = triton.reinterpret(np.zeros(256, f"u{dtype.itemsize}"), dtype) if dtype.stored_as_bits else \
+        np.zeros(256, dtype.np)
+    if dtype.is_fp8():  # K must be at least 32 for 8-bit operands
+        return
+    result_type_kernel[(1,)](x, OUT=out, WANT=want)
+
+
+# ----------------------------------------------------------------------------------------- fp8
+
+@triton.jit
+def fp8_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, OUT: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=OUT, max_num_imprecise_acc=K))
+
+
+def run_fp8(a_type, b_type, out=tl.float32, m=32, n=64, k=64):
+    rng = np.random.default_rng(8)
+    codes = []
+    for dtype, shape in ((a_type, (m, k)), (b_type, (k, n))):
+        finite = np.flatnonzero(np.isfinite(fp8_values(dtype)) & (np.abs(fp8_values(dtype)) < 100))
+        codes.append(rng.choice(finite, shape).astype(np.uint8))
+    c = np.full((m, n), np.nan, np.float32 if out == tl.float32 else np.float16)
+    fp8_kernel[(1,)](triton.reinterpret(codes[0], a_type), triton.reinterpret(codes[1], b_type), c, M=m, N=n, K=k,
+                     OUT=out)
+    a, b = fp8_values(a_type)[codes[0]].astype(np.float64), fp8_values(b_type)[codes[1]].astype(np.float64)
+    exact = a @ b
+    bound = 64 * 2**-24 * scale(a, b) + (np.abs(exact) * 2**-11 if out == tl.float16 else 0)
+    assert np.all(np.abs(c - exact) <= bound)
+
+
+@pytest.mark.parametrize("a_type, b_type", [(tl.float8e5, tl.float8e5), (tl.float8e4b15, tl.float8e4b15),
+                                            (tl.float8e5, tl.float8e4b15)], ids=str)
+def test_fp8_dot_is_the_dot_of_its_numbers(a_type, b_type):
+    run_fp8(a_type, b_type)
+
+
+@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.parametrize("a_type, b_type, out", [(tl.float8e4nv, tl.float8e4nv, tl.float32),
+                                                 (tl.float8e4nv, tl.float8e5, tl.float32),
+                                                 (tl.float8e4nv, tl.float8e4nv, tl.float16)], ids=str)
+def test_fp8e4nv_dot(a_type, b_type, out):
+    run_fp8(a_type, b_type, out)
+
+
+# ------------------------------------------------------------------------------------------ 3-D
+
+@triton.jit
+def batched_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                   PRECISION: tl.constexpr):
+    rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * M * K + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * K * N + rk[None, :, None] * N + rn[None, None, :])
+    c = c_ptr + rb[:, None, None] * M * N + rm[None, :, None] * N + rn[None, None, :]
+    tl.store(c, tl.dot(a, b, input_precision=PRECISION) + 1.0)
+
+
+@pytest.mark.parametrize("shape, precision, num_warps", [((2, 16, 32, 16), "ieee", 4), ((4, 32, 16, 32), "ieee", 8),
+                                                         ((2, 16, 16, 16), "tf32", 4), ((2, 16, 16, 32), "tf32x3", 4)])
+def test_batched_dot(shape, precision, num_warps):
+    batch, m, n, k = shape
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((batch, m, k)).astype(np.float32)
+    b = rng.standard_normal((batch, k, n)).astype(np.float32)
+    c = np.full((batch, m, n), np.nan, np.float32)
+    batched_kernel[(1,)](a, b, c, B=batch, M=m, N=n, K=k, PRECISION=precision, num_warps=num_warps)
+    model = tf32_model if precision == "tf32" else (lambda x: x)
+    exact = 1 + np.matmul(model(a).astype(np.float64), model(b))
+    bound = 4 * k * 2**-24 * (np.matmul(np.abs(a), np.abs(b)) + 1) + (2**-21 * 4 * np.matmul(np.abs(a), np.abs(b))
+                                                                     if precision == "tf32x3" else 0)
+    assert np.all(np.abs(c - exact) <= bound)
+
+
+@triton.jit
+def rank4_kernel(a_ptr, b_ptr, c_ptr):
+    r2, r16 = tl.arange(0, 2), tl.arange(0, 16)
+    index = r2[:, None, None, None] * 512 + r2[None, :, None, None] * 256 + r16[None, None, :, None] * 16 \
+        + r16[None, None, None, :]
+    c = tl.dot(tl.load(a_ptr + index), tl.load(b_ptr + index), input_precision="ieee")
+    tl.store(c_ptr + index, c)
+
+
+def test_a_4d_dot_folds_its_leading_dimensions_into_one_batch():
+    rng = np.random.default_rng(10)
+    a, b = (rng.standard_normal((2, 2, 16, 16)).astype(np.float32) for _ in range(2))
+    c = np.full((2, 2, 16, 16), np.nan, np.float32)
+    rank4_kernel[(1,)](a, b, c)
+    np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b), rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------- mistakes
+
+@triton.jit
+def bad_kernel(a_ptr, b_ptr, M: tl.constexpr, K: tl.constexpr, KIND: tl.constexpr):
+    rm, rk = tl.arange(0, M), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * M + rm[None, :])
+    if KIND == "both":
+        tl.dot(a, b, input_precision="tf32", allow_tf32=True)
+    elif KIND == "precision":
+        tl.dot(a, b, input_precision="fp64")
+    elif KIND == "out":
+        tl.dot(a, b, out_dtype=tl.bfloat16)
+    elif KIND == "acc":
+        tl.dot(a, b, tl.zeros((M, M), tl.float16))
+    elif KIND == "imprecise":
+        tl.dot(a, b, max_num_imprecise_acc=2 * K)
+    else:
+        tl.dot(a, b)
+
+
+@pytest.mark.parametrize("dtype, k, kind, message", [
+    (np.float32, 16, "both", "Only one of input_precision and allow_tf32 can be specified"),
+    (np.float32, 16, "precision", r"input_precision must be one of \('tf32', 'tf32x3', 'ieee', 'bf16x3', "
+                                  r"'bf16x6'\)\. Got fp64"),
+    (np.float16, 16, "out", "out_dtype=bfloat16 is unsupported"),
+    (np.float32, 16, "acc", r"expected \[16, 16\] of out_dtype=fp32"),
+    (np.float32, 8, "plain", "K >= 16, got K=8"),
+    (np.int32, 16, "plain", "Unsupported lhs dtype int32"),
+    (np.uint8, 32, "plain", "only int8 supported"),
+    ("fp8", 16, "plain", "K >= 32, got K=16"),
+    ("fp8", 32, "imprecise", r"max_num_imprecise_acc \(64\) must be <= K \(32\)"),
+])
+def test_mistakes_are_errors_with_tritons_words(dtype, k, kind, message):
+    if dtype == "fp8":
+        a = triton.reinterpret(np.zeros(16 * k, np.uint8), tl.float8e5)
+    else:
+        a = np.zeros(16 * k, dtype)
+    with pytest.raises(CompilationError, match=message):
+        bad_kernel[(1,)](a, a, M=16, K=k, KIND=kind)
+
+
+@triton.jit
+def small_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("m, n", [(1, 16), (8, 2), (2, 64)])
+def test_m_and_n_may_be_below_16_as_in_triton(m, n):
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((m, 32)).astype(np.float16), rng.standard_normal((32, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    small_kernel[(1,)](a, b, c, M=m, N=n, K=32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(c - exact) <= 40 * 2**-24 * scale(a, b))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_tf32_runs_on_tensor_cores_and_ieee_on_cuda_cores(arch):
+    """tf32: mma.sync m16n8k8 on operands rounded by cvt.rna (minitriton has no tf32 wgmma: sm_90a
+    uses mma.sync too); ieee: FMAs."""
+    a, b, acc = operands(12, 64, 64, 32)
+    c = np.zeros((64, 64), np.float32)
+
+    def ptx(precision):
+        return matmul_kernel.warmup(a, b, c, acc, 64, 64, 32, PRECISION=precision, OUT=tl.float32, BLOCK_M=64,
+                                    BLOCK_N=64, BLOCK_K=32, grid=(1, 1), target=arch).asm["ptx"]
+    tf32 = ptx("tf32")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in tf32 and "cvt.rna.tf32.f32" in tf32
+    ieee = ptx("ieee")
+    assert "mma.sync" not in ieee and "fma.rn.f32" in ieee
