@@ -283,8 +283,7 @@ class TensorWrapper:
         self.shape = tuple(base.shape)
 
     def data_ptr(self) -> int:
-        base = self.base
-        return base.data_ptr() if hasattr(base, "data_ptr") else base.__array_interface__["data"][0]
+        return array_address(self.base)
 
     def get_device(self) -> int:
         return self.base.get_device() if hasattr(self.base, "get_device") else -1

@@ -123,7 +123,7 @@ def test_maxnreg_caps_the_registers_the_driver_reports():
         dc = device_array(np.full((128, 80), np.nan, np.float32))
         kernel = matmul_kernel[(4,)](device_array(a), device_array(b), dc, 128, 80, 96, 96, 1, 80, 1, 80, 1,
                                      BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8,
-                                     ACTIVATION="", num_stages=1, maxnreg=maxnreg)
+                                     ACTIVATION="", INPUT_PRECISION="ieee", num_stages=1, maxnreg=maxnreg)
         registers.append(kernel.n_regs)  # as the driver reports them, once loaded
         np.testing.assert_allclose(dc.numpy(), a @ b, rtol=1e-4, atol=1e-4)  # spills or not
     assert registers[1] <= 40 < registers[0]

@@ -337,8 +337,8 @@ def test_a_cooperative_grid_too_large_is_explained(monkeypatch):
 def matmul(**options):
     a = np.zeros((128, 128), np.float32)
     return matmul_kernel.warmup(a, a, a, 128, 128, 128, 128, 1, 128, 1, 128, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
-                                BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_stages=1, grid=(4,),
-                                target="sm_90", **options)
+                                BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", INPUT_PRECISION="ieee", num_stages=1,
+                                grid=(4,), target="sm_90", **options)
 
 
 def without(text: str, words: str) -> str:
