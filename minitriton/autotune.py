@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from . import cache, driver
 from .dtypes import dtype_of_array
-from .errors import LaunchError
+from .errors import LaunchError, TritonError
 from .jit import JITFunction, KernelInterface, interpreting
 from .testing import do_bench
 
@@ -32,7 +32,7 @@ def printing() -> bool:
     return os.environ.get("MINITRITON_PRINT_AUTOTUNING", "0") not in ("", "0")
 
 
-class AutotuneError(RuntimeError):
+class AutotuneError(TritonError, RuntimeError):
     """No config of an autotuned kernel could run; the message lists each one and why."""
 
 

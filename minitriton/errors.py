@@ -31,6 +31,11 @@ class Loc:
 UNKNOWN_LOC = Loc("<unknown>", 0, 0)
 
 
+class TritonError(Exception):
+    """The root of the errors a kernel's author may meet, under Triton's name (`triton.TritonError`),
+    so code that catches Triton's errors catches these."""
+
+
 # --8<-- [start:pointing]
 def _pointing(loc: Loc | None, message: str, hint: str | None) -> str:
     """`file:line:col: message`, then the source line with a caret under the column, then the hint."""
@@ -47,7 +52,7 @@ def _pointing(loc: Loc | None, message: str, hint: str | None) -> str:
     return text
 
 
-class CompilationError(Exception):
+class CompilationError(TritonError):
     """A mistake in a kernel, found while compiling it."""
 
     def __init__(self, loc: Loc | None, message: str, hint: str | None = None):
@@ -56,7 +61,7 @@ class CompilationError(Exception):
 # --8<-- [end:pointing]
 
 
-class InterpreterError(RuntimeError):
+class InterpreterError(TritonError, RuntimeError):
     """A mistake a kernel made while it ran in the interpreter (out-of-bounds access, ...)."""
 
     def __init__(self, loc: Loc | None, message: str, hint: str | None = None):
@@ -72,7 +77,7 @@ class VerificationError(AssertionError):
     """The IR broke an invariant: a bug in a stage of the compiler, never in a user's kernel."""
 
 
-class OutOfResources(RuntimeError):
+class OutOfResources(TritonError, RuntimeError):
     """A kernel needs more of a resource (shared memory, registers) than the device offers."""
 
     def __init__(self, required: int, limit: int, name: str):

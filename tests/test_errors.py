@@ -458,7 +458,7 @@ def test_division_with_mixed_signedness():
 
 
 def test_program_id_axis():
-    expect_error(program_id_axis_kernel, X, match=r"axis must be 0, 1 or 2, got 3")
+    expect_error(program_id_axis_kernel, X, match=r"axis must be 0, 1, or 2 but got 3")
 
 
 def test_reduce_a_scalar():

@@ -839,3 +839,90 @@ def test_bf16_atomic_add_also_before_hopper():
     z_bits, old_bits = as_bits(z), np.zeros(4 * n, np.uint16)
     bf16_atomic_add_kernel[(1,)](z_bits, as_bits(x), old_bits, N=n)
     np.testing.assert_array_equal(z_bits, as_bits(z + x.reshape(4, n).sum(axis=0)))
+
+
+# ------------------------------------------------------------- small rules of the language
+
+@triton.jit
+def lazy_ifexp_kernel(x_ptr, out_ptr, far, n):
+    i = tl.program_id(0)
+    # Only the side taken runs: `far` is an offset no array holds, so an eager load would fault.
+    v = tl.load(x_ptr + i) if i < n else tl.load(x_ptr + far)
+    tl.store(out_ptr + i, v * 2)
+
+
+def test_a_runtime_conditional_expression_runs_only_the_side_taken():
+    x, out = np.arange(5, dtype=np.float32), np.full(5, -1, np.float32)
+    lazy_ifexp_kernel[(5,)](x, out, 1 << 40, 5)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+@triton.jit
+def one_element_condition_kernel(x_ptr):
+    condition = tl.load(x_ptr + tl.arange(0, 1)) > 42  # a tile of one element reads as its value
+    if condition:
+        tl.store(x_ptr, 42)
+
+
+@pytest.mark.parametrize("start, end", [(43, 42), (40, 40)])
+def test_a_one_element_tile_is_a_condition(start, end):
+    x = np.array([start, 7], np.int32)
+    one_element_condition_kernel[(1,)](x)
+    assert x.tolist() == [end, 7]
+
+
+@triton.jit
+def introspection_kernel(x_ptr, out_ptr):
+    if x_ptr is not None and hasattr(x_ptr, "dtype") and isinstance(x_ptr.dtype, tl.pointer_type):
+        if x_ptr.dtype.element_ty == tl.int32:
+            tl.store(out_ptr, tl.load(x_ptr) + 1)
+    n = 3
+    tl.store(out_ptr + 1, n.to(tl.float32).to(tl.int64) + n.dtype.primitive_bitwidth)  # 3 + 32
+
+
+@pytest.mark.parametrize("dtype, first", [(np.int32, 11), (np.int64, -1)])
+def test_isinstance_hasattr_and_the_attributes_of_python_numbers(dtype, first):
+    out = np.full(2, -1, np.int64)
+    introspection_kernel[(1,)](np.array([10], dtype), out)
+    assert out.tolist() == [first, 35]
+    assert isinstance(tl.pointer_type(tl.float16), tl.pointer_type) and not isinstance(tl.float16, tl.pointer_type)
+    assert tl.pi32_t == tl.pointer_type(tl.int32)
+
+
+@triton.jit
+def annotated_argument_kernel(out_ptr, v: tl.int8, w: "tl.float16"):
+    tl.store(out_ptr, v.to(tl.float32) + w.to(tl.float32))
+    tl.static_assert(v.dtype == tl.int8)
+    tl.static_assert(w.dtype == tl.float16)
+
+
+def test_an_argument_annotated_with_a_dtype_takes_that_dtype():
+    out = np.zeros(1, np.float32)
+    annotated_argument_kernel[(1,)](out, 300, 0.1)  # 300 wraps to 44 in int8; 0.1 rounds to fp16
+    assert out[0] == np.float32(44 + np.float32(np.float16(0.1)))
+
+
+@triton.jit
+def expand_dims_kernel(out_ptr, AXES: tl.constexpr):
+    x = tl.expand_dims(tl.arange(0, 4), AXES)
+    tl.store(out_ptr + tl.arange(0, 4), tl.reshape(x, [4]))
+
+
+@pytest.mark.parametrize("axes, message", [(2, r"invalid axis 2"), (-3, r"invalid axis -3"),
+                                           ((0, -3), r"duplicate axes, normalized axes = \[0, 0\]")])
+def test_expand_dims_refuses_bad_axes(axes, message):
+    with pytest.raises(triton.CompilationError, match=message) as caught:
+        expand_dims_kernel[(1,)](np.zeros(4, np.int32), AXES=axes)
+    assert isinstance(caught.value, triton.TritonError)
+
+
+@triton.jit
+def pid_kernel(out_ptr, AXIS: tl.constexpr):
+    tl.store(out_ptr, tl.program_id(AXIS))
+
+
+def test_errors_share_triton_s_base_class_and_phrases():
+    with pytest.raises(triton.TritonError, match="program_id axis must be 0, 1, or 2 but got 3"):
+        pid_kernel[(1,)](np.zeros(1, np.int32), AXIS=3)
+    for error in (triton.CompilationError, triton.OutOfResources, triton.InterpreterError):
+        assert issubclass(error, triton.TritonError)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 
 import llvmlite.binding as llvm
 
+from ..errors import TritonError
 from .link import LibraryNotFound, link_libraries
 from .toolkit import ptxas_path
 
@@ -39,7 +40,7 @@ PTX_VERSION = {
 # --8<-- [end:ptx-version]
 
 
-class BackendError(RuntimeError):
+class BackendError(TritonError, RuntimeError):
     """LLVM or ptxas rejected a module, or a library it calls is missing. `stage` says which step:
     "llvm-parse", "llvm-verify", "libdevice", "ptxas"; the message quotes the tool's own words and
     the line they name."""

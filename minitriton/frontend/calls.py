@@ -93,6 +93,8 @@ class Calls:
             return result
         if fn is builtins.abs and args and isinstance(args[0], tl.tensor):
             return tl.abs(args[0])
+        if fn in (builtins.isinstance, builtins.hasattr, builtins.getattr, builtins.type, builtins.callable):
+            return fn(*args, **kwargs)  # questions about a value, answered at compile time
         if any(isinstance(a, tl.tensor) for a in [*args, *kwargs.values()]):
             raise self.error(node, f"cannot call {_describe(fn)} with tensor arguments",
                              "kernels can call tl.* functions and other @jit functions")

@@ -109,6 +109,8 @@ class ControlFlow:
     def condition(self, test: ast.expr):
         cond = tl._unwrap(self.visit(test))
         if isinstance(cond, tl.tensor):
+            if cond.type.is_tile and cond.type.numel == 1:  # one element: its value, as Triton reads it
+                cond = tl.tensor(semantic.unsplat(cond.handle))
             if cond.type.is_tile:
                 raise self.error(test, f"the condition is a tile ({cond.type}); if and while need a "
                                  "scalar", "use tl.where(cond, a, b) to choose per element")

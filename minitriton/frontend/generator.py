@@ -81,9 +81,13 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
                 value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
                 scope[param] = tl._unwrap(value)
                 continue
-            const = tl.is_const(jit_fn.signature.parameters[param].annotation)  # x_ptr: tl.const, read-only
+            annotation = jit_fn.signature.parameters[param].annotation
+            const = tl.is_const(annotation)  # x_ptr: tl.const, read-only
             try:
                 scope[param] = argument(param, specs[param], args, arg_attrs, const)
+                dtype = tl.annotated_dtype(annotation)  # v: tl.int8, converted on entry
+                if dtype is not None and isinstance(specs[param], ArgSpec) and not specs[param].dtype.is_ptr():
+                    scope[param] = tl.tensor(semantic.cast(tl._value(scope[param]), dtype))
             except SemanticError as e:  # a descriptor argument the language refuses
                 raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from None
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
@@ -263,6 +267,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
+        if isinstance(base, (bool, int, float)) and not hasattr(base, node.attr) and hasattr(tl.tensor, node.attr):
+            base = tl.to_tensor(base)  # `x = 1; x.dtype`, `(2.0).to(...)`: a number read as a tensor
         try:
             value = tl._unwrap(getattr(base, node.attr))
         except AttributeError:
@@ -399,11 +405,22 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         return result
 
     def visit_IfExp(self, node: ast.IfExp):
+        """`a if c else b`: a constexpr `c` picks one side; a runtime one runs each side in its own
+        region, as an if statement does (only the taken side's loads and stores happen)."""
         cond = self.condition(node.test)
         if not isinstance(cond, tl.tensor):
             return self.visit(node.body if cond else node.orelse)
-        a, b = self.visit(node.body), self.visit(node.orelse)
-        return tl.where(cond, a, b)
+        target = f"$if_expression_{id(node)}"
+        branches = [ast.Assign([ast.Name(target, ast.Store())], side) for side in (node.body, node.orelse)]
+        statement = ast.If(ast.Name("$condition", ast.Load()), [branches[0]], [branches[1]])
+        for made in [statement, statement.test, *branches, *(b.targets[0] for b in branches)]:
+            ast.copy_location(made, node)
+        self.scope["$condition"] = cond
+        try:
+            self.visit_If(statement)
+            return self.scope.pop(target, None)  # None where both sides are None (two stores)
+        finally:
+            self.scope.pop("$condition", None)
 
     def visit_Starred(self, node):
         raise self.error(node, "`*` unpacking is not supported inside a @jit function")

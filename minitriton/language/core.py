@@ -21,7 +21,21 @@ uint8, uint16, uint32, uint64 = ir.uint8, ir.uint16, ir.uint32, ir.uint64
 float16, bfloat16, float32, float64 = ir.float16, ir.bfloat16, ir.float32, ir.float64
 float8e4nv, float8e5, float8e4b15 = ir.float8e4nv, ir.float8e5, ir.float8e4b15
 float8e4b8, float8e5b16 = ir.float8e4b8, ir.float8e5b16  # AMD's: no NVIDIA GPU has them
-pointer_type = ir.pointer_type
+
+
+class _PointerTypes(type):
+    def __instancecheck__(cls, value) -> bool:
+        return isinstance(value, DType) and value.is_ptr()
+
+
+class pointer_type(metaclass=_PointerTypes):
+    """`tl.pointer_type(tl.float16)`: the type of a pointer to fp16 (a DType); and, as in Triton,
+    `isinstance(t, tl.pointer_type)` asks whether `t` is a pointer type."""
+
+    def __new__(cls, element_ty, address_space=1, const=False):
+        return ir.pointer_type(element_ty, const)
+
+
 pi32_t = pointer_type(int32)
 TRITON_MAX_TENSOR_NUMEL = semantic.MAX_NUMEL  # the most elements a tile may have, as in Triton
 
@@ -74,6 +88,15 @@ def is_const(annotation) -> bool:
     if isinstance(annotation, str):
         return annotation.strip("'\"").split(".")[-1] == "const"
     return annotation is const
+
+
+def annotated_dtype(annotation) -> DType | None:
+    """The element type a parameter's annotation names (`v: tl.int8`, or `"tl.float16"` as text),
+    which its argument is converted to, as Triton types an annotated argument; else None."""
+    if isinstance(annotation, str):
+        name = annotation.strip("'\"").split(".")[-1]
+        annotation = globals().get(name)
+    return annotation if isinstance(annotation, DType) and not annotation.is_ptr() else None
 
 
 def constexpr_value(x):
@@ -541,7 +564,14 @@ def expand_dims(input, axis) -> tensor:
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     result = _value(input)
     rank = len(result.shape) + len(axes)
-    for a in sorted(_const_int(a, "expand_dims's axis") % rank for a in axes):
+    axes = [_const_int(a, "expand_dims's axis") for a in axes]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise SemanticError(f"invalid axis {a}: expand_dims to rank {rank} takes axes from {-rank} to {rank - 1}")
+    normalized = [a % rank for a in axes]
+    if len(set(normalized)) < len(normalized):
+        raise SemanticError(f"expand_dims: duplicate axes, normalized axes = {normalized}")
+    for a in sorted(normalized):
         result = semantic.expand_dims(result, a)
     return tensor(result)
 

@@ -88,7 +88,7 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return a if a == b else ir.float16  # two different fp8s meet at fp16 (Triton's rule)
         return a if a.is_floating() else b  # an fp8 and an integer: the fp8
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"cannot use /, // or % with {a} and {b}: they have different signedness",
+        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have different signedness",
                             "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32
@@ -611,7 +611,7 @@ def _bf16_parts(x: Value, count: int) -> list[Value]:
 
 def program_id(axis: int) -> Value:
     if axis not in (0, 1, 2):
-        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
+        raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}")
     return emit("program_id", [], axis=axis)
 
 
@@ -663,7 +663,8 @@ def full(shape: tuple[int, ...], value, dtype: DType) -> Value:
 def expand_dims(x: Value, axis: int) -> Value:
     rank = len(x.shape) + 1
     if not -rank <= axis < rank:
-        raise SemanticError(f"expand_dims axis {axis} is out of range for rank {rank - 1}")
+        raise SemanticError(f"invalid axis {axis}: expand_dims of a tile of rank {rank - 1} takes an axis "
+                            f"from {-rank} to {rank - 1}")
     if not x.type.is_tile:
         return emit("splat", [x], shape=(1,))
     return emit("expand_dims", [x], axis=axis % rank)
