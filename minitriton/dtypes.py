@@ -321,7 +321,7 @@ def dtype_of_language_name(name: str) -> DType | None:
 # --8<-- [start:bf16]
 def bf16_bits(x) -> np.ndarray:
     """Numbers (any float width, or Python floats) -> the bit patterns of their nearest bf16 (ties
-    to even; a NaN stays a NaN). Wider values are first rounded to odd in float32, so that they are
+    to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so that they are
     rounded once, not twice. The one rounding the interpreter, codegen and the driver all use."""
     x = np.asarray(x)
     if x.dtype not in (np.float32, np.float16):
@@ -331,8 +331,8 @@ def bf16_bits(x) -> np.ndarray:
         # Adding 0x7FFF, plus 1 when the kept part is odd, carries into bit 16 exactly when the
         # dropped half is above one half, or equal to it and the kept part is odd.
         rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) >> 16
-    quiet_nan = (bits >> 16) | 0x40  # keep sign and payload's top; the quiet bit keeps it a NaN
-    return np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint16)
+    # Every NaN becomes 0x7FFF, the one NaN NVIDIA's conversion (cvt.rn.bf16.f32) gives.
+    return np.where(np.isnan(x), np.uint32(0x7FFF), rounded).astype(np.uint16)
 
 
 def bf16_from_bits(bits) -> np.ndarray:

@@ -74,7 +74,7 @@ def _also_run_on_the_gpu(monkeypatch, request):
     """With MINITRITON_GPU_DIFF=1 on a GPU machine, every interpreted launch also runs on the GPU,
     on byte-identical copies of its arrays, and every array must come out the same: the interpreter
     is the reference semantics, and this holds the compiled code to it, kernel by kernel."""
-    if os.environ.get("MINITRITON_GPU_DIFF") != "1" or "no_gpu_diff" in request.keywords:
+    if os.environ.get("MINITRITON_GPU_DIFF") != "1" or {"no_gpu_diff", "no_ptx"} & set(request.keywords):
         return
     from minitriton.driver import is_available
     if not is_available():
