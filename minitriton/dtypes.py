@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,6 +31,13 @@ class DType:
     short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
     const: bool = False  # for pointers: read-only (a parameter annotated tl.const)
+
+    # Triton's lists of the names by family (`tl.dtype.SINT_TYPES`), which tests and kernels iterate.
+    SINT_TYPES: ClassVar[list[str]] = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES: ClassVar[list[str]] = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES: ClassVar[list[str]] = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
+                                     "fp64"]
+    STANDARD_FP_TYPES: ClassVar[list[str]] = ["fp16", "bf16", "fp32", "fp64"]
 
     def __post_init__(self):
         """`DType("int8")`, as `tl.dtype("int8")` is written, is the known type of that name."""
@@ -287,6 +295,37 @@ class TensorWrapper:
 
     def get_device(self) -> int:
         return self.base.get_device() if hasattr(self.base, "get_device") else -1
+
+    # What Triton's wrapper answers of torch's tensor API, for a numpy base as well.
+    @property
+    def device(self):
+        return getattr(self.base, "device", "cpu")
+
+    def stride(self, *dim):
+        """In elements, as torch counts them (numpy's byte strides divided by the item size)."""
+        if callable(getattr(self.base, "stride", None)):
+            return self.base.stride(*dim)
+        strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        return strides[dim[0]] if dim else strides
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def cpu(self) -> TensorWrapper:
+        return TensorWrapper(self.base.cpu() if hasattr(self.base, "cpu") else self.base, self.dtype)
+
+    def clone(self) -> TensorWrapper:
+        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone") else self.base.copy(), self.dtype)
+
+    def to(self, device) -> TensorWrapper:
+        return TensorWrapper(self.base.to(device), self.dtype)
+
+    def new_empty(self, sizes) -> TensorWrapper:
+        return TensorWrapper(self.base.new_empty(sizes), self.dtype)
+
+    def copy_(self, other: TensorWrapper) -> None:
+        source = other.base if isinstance(other, TensorWrapper) else other
+        self.base.copy_(source) if hasattr(self.base, "copy_") else np.copyto(self.base, source)
 
     def __repr__(self) -> str:
         return f"TensorWrapper[{self.dtype}]({self.base!r})"

@@ -262,6 +262,17 @@ def test_reinterpret_views_an_array_as_another_dtype_of_its_width():
         triton.reinterpret(np.zeros(4, np.float32), tl.float8e5)
 
 
+def test_a_reinterpreted_array_answers_as_a_tensor_does():
+    codes = np.zeros((3, 5), np.uint16)[:, ::2]  # strides (10, 4) bytes: (5, 2) elements
+    wrapped = triton.reinterpret(codes, tl.bfloat16)
+    assert wrapped.stride() == (5, 2) and wrapped.stride(1) == 2 and wrapped.element_size() == 2
+    copy = wrapped.clone()
+    assert copy.dtype is tl.bfloat16 and copy.base is not codes and copy.base.shape == (3, 3)
+    copy.base[:] = 7
+    wrapped.copy_(copy)
+    assert (codes == 7).all() and wrapped.cpu().base is codes
+
+
 def test_fp8_signatures_and_names():
     from minitriton.dtypes import dtype_of_signature
     for dtype, signature, torch_name in [(tl.float8e4nv, "fp8e4nv", "float8_e4m3fn"), (tl.float8e5, "fp8e5", "float8_e5m2"),

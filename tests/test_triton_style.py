@@ -926,3 +926,17 @@ def test_errors_share_triton_s_base_class_and_phrases():
         pid_kernel[(1,)](np.zeros(1, np.int32), AXIS=3)
     for error in (triton.CompilationError, triton.OutOfResources, triton.InterpreterError):
         assert issubclass(error, triton.TritonError)
+
+
+def test_dtype_families_name_dtypes():
+    names = tl.dtype.SINT_TYPES + tl.dtype.UINT_TYPES + tl.dtype.FP_TYPES
+    assert [tl.dtype(n).name for n in names] == names
+    assert all(tl.dtype(n).is_standard_floating() for n in tl.dtype.STANDARD_FP_TYPES)
+    assert all(tl.dtype(n).is_int_signed() for n in tl.dtype.SINT_TYPES)
+
+
+@pytest.mark.parametrize("dtype", [tl.float8e4nv, tl.float8e5])
+def test_no_atomic_on_fp8(dtype):
+    codes = triton.reinterpret(np.zeros(16, np.uint8), dtype)
+    with pytest.raises(triton.TritonError, match=f"atomic_add does not support {dtype}"):
+        atomic_op_kernel[(1,)](codes, codes, codes, OP="add", SEM="acq_rel", SCOPE="gpu", N=16)

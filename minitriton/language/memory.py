@@ -199,7 +199,8 @@ def _atomic_dtype(kind: str, dtype: ir.DType) -> None:
     """The element types Triton's atomics take: 32- and 64-bit integers for all; fp32 and fp64 for
     add, max, min and xchg; fp16 and bf16 for add only."""
     ok = dtype.is_int() and dtype.bits in (32, 64) or \
-        dtype.is_floating() and (dtype.bits >= 32 and kind in ("add", "max", "min", "xchg") or kind == "add")
+        dtype.is_floating() and (dtype.bits >= 32 and kind in ("add", "max", "min", "xchg") or
+                                 kind == "add" and dtype.bits == 16)
     if not ok:
         raise SemanticError(f"atomic_{kind} does not support {dtype}",
                             "atomics take 32- and 64-bit integers; floats only for add (fp16, bf16, fp32, "
