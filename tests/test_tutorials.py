@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitriton as triton
-from minitriton.examples import tutorials
+from minitriton.examples import attention, grouped_gemm, layer_norm, tutorials
 from minitriton.examples.tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
                                            matmul_kernel, softmax_kernel)
 
@@ -210,3 +210,43 @@ def test_layer_norm(dtype, M, N, block):
 def test_run_layer_norm():
     result, reference = tutorials.run_layer_norm()
     np.testing.assert_allclose(result, reference, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ attention, grouped GEMM, layer norm backward
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("n_ctx, head_dim, block", [(100, 32, 32), (64, 16, 16), (47, 64, 32)])
+def test_attention_forward_and_backward(causal, n_ctx, head_dim, block):
+    results, references = attention.run_attention(Z=2, H=2, N_CTX=n_ctx, HEAD_DIM=head_dim, causal=causal,
+                                                   block_m=block, block_n=block, seed=n_ctx)
+    for name, got, want in zip(("O", "dQ", "dK", "dV"), results, references):
+        assert not np.isnan(got).any(), f"{name}: unwritten elements"
+        np.testing.assert_allclose(got.astype(np.float64), want, atol=4e-3 * np.abs(want).max(), err_msg=name)
+
+
+def test_attention_in_fp32_with_unequal_blocks():
+    results, references = attention.run_attention(Z=1, H=3, N_CTX=77, HEAD_DIM=32, causal=True, dtype=np.float32,
+                                                   block_m=32, block_n=16, seed=5)
+    for name, got, want in zip(("O", "dQ", "dK", "dV"), results, references):
+        np.testing.assert_allclose(got, want, atol=2e-2 * np.abs(want).max(), err_msg=name)
+
+
+def test_grouped_matmul_through_tables_of_pointers():
+    results, references = grouped_gemm.run_grouped_matmul(programs=5, block=32)
+    for got, want in zip(results, references):
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("programs, block", [(1, 16), (7, 32)])
+def test_grouped_matmul_other_launches(programs, block):
+    shapes = ((20, 30, 40), (16, 16, 16), (50, 3, 33))
+    results, references = grouped_gemm.run_grouped_matmul(shapes, programs=programs, block=block, seed=programs)
+    for got, want in zip(results, references):
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("M, N, groups", [(45, 300, 8), (3, 1000, 8), (16, 64, 1)])
+def test_layer_norm_backward_with_locks(M, N, groups):
+    results, references = layer_norm.run_layer_norm_backward(M=M, N=N, groups=groups, seed=M)
+    for name, got, want in zip(("y", "dx", "dw", "db"), results, references):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
