@@ -156,3 +156,33 @@ def test_do_bench_cudagraph_times_replays():
     low, high = triton.testing.do_bench_cudagraph(run, quantiles=[0.2, 0.8])
     assert 0 < ms < 1 and 0 < low <= high
     triton.testing.assert_close(out, 2 * x)
+
+
+def on_device(run, **kwargs):
+    return run(to_device=device_array, to_host=lambda a: a.numpy(), **kwargs)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("n_ctx, head_dim", [(1000, 64), (333, 128)])
+def test_attention_on_the_gpu(causal, n_ctx, head_dim):
+    from minitriton.examples.attention import run_attention
+    results, references = on_device(run_attention, Z=2, H=3, N_CTX=n_ctx, HEAD_DIM=head_dim, causal=causal,
+                                    block_m=64, block_n=64, seed=n_ctx)
+    for name, got, want in zip(("O", "dQ", "dK", "dV"), results, references):
+        np.testing.assert_allclose(got.astype(np.float64), want, atol=4e-3 * np.abs(want).max(), err_msg=name)
+
+
+def test_grouped_matmul_reads_device_addresses_from_memory():
+    from minitriton.examples.grouped_gemm import run_grouped_matmul
+    shapes = ((1000, 900, 700), (33, 128, 64), (64, 17, 2000), (1, 1, 16), (512, 512, 512))
+    results, references = on_device(run_grouped_matmul, shapes=shapes, programs=132, block=64)
+    for got, want in zip(results, references):
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=5e-2)
+
+
+def test_layer_norm_backward_locks_hold_under_contention():
+    """Thousands of rows, four locks: every program of a group waits for the others."""
+    from minitriton.examples.layer_norm import run_layer_norm_backward
+    results, references = on_device(run_layer_norm_backward, M=4096, N=1000, groups=4)
+    for name, got, want in zip(("y", "dx", "dw", "db"), results, references):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-3 if name in ("dw", "db") else 1e-4, err_msg=name)

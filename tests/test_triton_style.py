@@ -830,6 +830,7 @@ def bf16_atomic_add_kernel(z_bits_ptr, x_bits_ptr, old_bits_ptr, N: tl.constexpr
     tl.store(old_bits_ptr + offs, old.to(tl.uint16, bitcast=True))
 
 
+@pytest.mark.no_gpu_diff  # which lane's add lands first, and so each one's old value, is the GPU's choice
 def test_bf16_atomic_add_also_before_hopper():
     """sm_90 has atom.add.bf16; sm_80 gets a compare-and-swap loop (the conftest assembles both)."""
     rng = np.random.default_rng(30)

@@ -214,6 +214,8 @@ def test_run_layer_norm():
 
 # ------------------------------------------------------------------ attention, grouped GEMM, layer norm backward
 
+# dS is rounded to fp16 before its dot, where small differences in P (ex2.approx) can move it an ulp
+@pytest.mark.gpu_tolerance(1e-2, 2e-3)
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("n_ctx, head_dim, block", [(100, 32, 32), (64, 16, 16), (47, 64, 32)])
 def test_attention_forward_and_backward(causal, n_ctx, head_dim, block):
@@ -224,6 +226,7 @@ def test_attention_forward_and_backward(causal, n_ctx, head_dim, block):
         np.testing.assert_allclose(got.astype(np.float64), want, atol=4e-3 * np.abs(want).max(), err_msg=name)
 
 
+@pytest.mark.gpu_tolerance(1e-2, 2e-3)
 def test_attention_in_fp32_with_unequal_blocks():
     results, references = attention.run_attention(Z=1, H=3, N_CTX=77, HEAD_DIM=32, causal=True, dtype=np.float32,
                                                    block_m=32, block_n=16, seed=5)
@@ -231,12 +234,15 @@ def test_attention_in_fp32_with_unequal_blocks():
         np.testing.assert_allclose(got, want, atol=2e-2 * np.abs(want).max(), err_msg=name)
 
 
+# The tables hold the interpreter's addresses: the GPU runs it on device arrays in tests/test_gpu.py.
+@pytest.mark.no_gpu_diff
 def test_grouped_matmul_through_tables_of_pointers():
     results, references = grouped_gemm.run_grouped_matmul(programs=5, block=32)
     for got, want in zip(results, references):
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.no_gpu_diff
 @pytest.mark.parametrize("programs, block", [(1, 16), (7, 32)])
 def test_grouped_matmul_other_launches(programs, block):
     shapes = ((20, 30, 40), (16, 16, 16), (50, 3, 33))
