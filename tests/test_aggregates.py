@@ -586,6 +586,28 @@ def test_descriptor_scatter(dtype, device):
 
 
 @triton.jit
+def shaped_copy_kernel(x_ptr, y_ptr, shape):
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape, (shape[1], 1), (8, 16))
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape, (shape[1], 1), (8, 16))
+    y_desc.store([0, 0], x_desc.load([0, 0]))
+
+
+class Size(tuple):
+    """A tuple of ints of a class of its own, as torch.Size is."""
+
+    def __new__(cls, values):
+        assert all(isinstance(v, int) for v in values), "a Size holds ints"
+        return super().__new__(cls, values)
+
+
+def test_a_tuple_subclass_argument_is_a_tuple():
+    x, y = aligned((5, 16), np.float32, 0.0), aligned((5, 16), np.float32)
+    x[...] = np.random.default_rng(10).standard_normal(x.shape)
+    shaped_copy_kernel[(1,)](x, y, Size(x.shape))
+    np.testing.assert_array_equal(y, x)
+
+
+@triton.jit
 def descriptor_argument_kernel(src, dst, out_of_bounds):
     """Copy the block at each program's place, and store one block wholly outside the array."""
     rows, cols = src.block_shape
