@@ -586,6 +586,39 @@ def test_descriptor_scatter(dtype, device):
 
 
 @triton.jit
+def descriptor_atomic_kernel(x_ptr, v_ptr, M, N, KIND: tl.constexpr):
+    """Each program combines an 8 x 16 block of v into x at a place shifted up by 3 rows, so the
+    blocks overlap each other and cross the array's top and bottom edges."""
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [8, 16])
+    row, col = tl.program_id(0) * 5 - 3, tl.program_id(1) * 16
+    block = tl.load(v_ptr + (tl.program_id(0) * 8 + tl.arange(0, 8))[:, None] * 32 + col + tl.arange(0, 16)[None, :])
+    getattr(desc, "atomic_" + KIND)([row, col], block)
+
+
+DESCRIPTOR_ATOMICS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+                      "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("kind", list(DESCRIPTOR_ATOMICS))
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64])
+def test_descriptor_atomics(kind, dtype):
+    M, N, programs = 21, 24, 5  # N is not a multiple of 16: the second column block is cut
+    rng = np.random.default_rng(11)
+    x = aligned((M, N), dtype, 0)
+    x[...] = rng.integers(0, 1000, (M, N))
+    v = aligned((programs * 8, 32), dtype, 0)
+    v[...] = rng.integers(0, 1000, v.shape)
+    expected = x.copy()
+    for p in range(programs):
+        for i in range(8):
+            row = p * 5 - 3 + i
+            if 0 <= row < M:
+                expected[row] = DESCRIPTOR_ATOMICS[kind](expected[row], v[p * 8 + i, :N])
+    descriptor_atomic_kernel[(programs, 2)](x, v, M, N, KIND=kind)
+    np.testing.assert_array_equal(x, expected)
+
+
+@triton.jit
 def shaped_copy_kernel(x_ptr, y_ptr, shape):
     x_desc = tl.make_tensor_descriptor(x_ptr, shape, (shape[1], 1), (8, 16))
     y_desc = tl.make_tensor_descriptor(y_ptr, shape, (shape[1], 1), (8, 16))
@@ -899,6 +932,18 @@ def scatter_shape_kernel(x_ptr):
 
 
 @triton.jit
+def descriptor_atomic_dtype_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 16), (16, 1), (8, 16))
+    desc.atomic_min([0, 0], tl.zeros([8, 16], tl.float16))
+
+
+@triton.jit
+def descriptor_atomic_shape_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 16), (16, 1), (8, 16))
+    desc.atomic_add([0, 0], tl.zeros([8, 8], tl.float32))
+
+
+@triton.jit
 def descriptor_argument_narrow_kernel(desc):
     desc.store([0, 0], desc.load([0, 0]))
 
@@ -906,6 +951,7 @@ def descriptor_argument_narrow_kernel(desc):
 F32 = np.zeros(64, np.float32)
 I32 = np.zeros(64, np.int32)
 I8 = np.zeros(64 * 64, np.int8)
+F16 = np.zeros(128, np.float16)
 
 
 @pytest.mark.parametrize("kernel, args, match, hint", [
@@ -941,6 +987,8 @@ I8 = np.zeros(64 * 64, np.int8)
     (gather_narrow_kernel, (I8,), r"descriptor gather of int8 must have at least 32 columns, but got 16", None),
     (gather_indexing_kernel, (F32,), r"descriptor gather only supports 2D indexing, but got 3", None),
     (gather_wide_rows_kernel, (F32,), r"x offsets must be 32-bit integers, got int64", r"\.to\(tl\.int32\)"),
+    (descriptor_atomic_dtype_kernel, (F16,), r"Unsupported dtype fp16 for a descriptor's atomic_min", r"native tma"),
+    (descriptor_atomic_shape_kernel, (F32,), r"atomic_add takes blocks of shape \[8, 16\], got .* \[8, 8\]", None),
     (scatter_shape_kernel, (F32,), r"descriptor scatter writes a value of shape \[8, 8\].*got \[8, 4\]", None),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_mistakes(kernel, args, match, hint):
