@@ -132,6 +132,7 @@ class tensor_descriptor(aggregate):
         return block_tile(self.base, self.shape, self.strides, offsets, self.block_shape,
                           tuple(range(len(self.block_shape))))
 
+    # --8<-- [start:rows-tile]
     def rows_tile(self, what: str, x_offsets, y_offset) -> tuple[Value, Value]:
         """The pointers of the rows `x_offsets` (a 1-D tile of row indices), each one block wide
         from column `y_offset` on, masked to the array: what `gather` reads and `scatter` writes.
@@ -146,7 +147,7 @@ class tensor_descriptor(aggregate):
         if not isinstance(x_offsets, tensor) or len(x_offsets.shape) != 1 or not x_offsets.dtype.is_int():
             shape = list(x_offsets.shape) if isinstance(x_offsets, tensor) else x_offsets
             raise SemanticError(f"x offsets must be 1D, but got {shape}",
-                                f"pass a 1-D tile of int32 row indices, e.g. tl.arange(0, 8) + row")
+                                "pass a 1-D tile of int32 row indices, e.g. tl.arange(0, 8) + row")
         if x_offsets.dtype.bits > 32:
             raise SemanticError(f"x offsets must be 32-bit integers, got {x_offsets.dtype}", _OFFSETS_HINT)
         count = x_offsets.shape[0]
@@ -159,6 +160,7 @@ class tensor_descriptor(aggregate):
         column = _scalars((y_offset,), ir.int32, "y offset", _OFFSETS_HINT)
         return block_tile(self.base, self.shape, self.strides, (None, *column), (count, self.block_shape[1]),
                           (0, 1), rows=x_offsets.handle)
+    # --8<-- [end:rows-tile]
 
 
 @builtin
