@@ -126,8 +126,9 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)
-    if isinstance(value, tuple):
-        return ("tuple", type(value), tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
+    if isinstance(value, tuple):  # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+        kind = type(value) if hasattr(type(value), "_fields") else tuple
+        return ("tuple", kind, tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
     if isinstance(value, TensorDescriptor):
         members = (value.base, tuple(value.shape), tuple(value.strides))
         return ("tensordesc", tuple(value.block_shape), value.padding,

@@ -14,6 +14,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton import launcher
 from minitriton.allocation import allocator
+from minitriton.runtime._allocation import NullAllocator
 from minitriton.errors import CompilationError
 from minitriton.examples.tutorials import matmul_block_ptr_kernel, matmul_kernel
 from minitriton.kernel import CompiledKernel
@@ -530,6 +531,131 @@ def test_descriptors_made_in_the_kernel(M, N):
 
 
 @triton.jit
+def gather_kernel(x_ptr, rows_ptr, out_ptr, M, N, R, y, BLOCK_R: tl.constexpr, BLOCK_Y: tl.constexpr,
+                  PADDING: tl.constexpr):
+    """out[i, j] = x[rows[i], y + j]: each program gathers BLOCK_R of the rows, one column block."""
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [1, BLOCK_Y], padding_option=PADDING)
+    tl.static_assert(desc.block_shape == [1, BLOCK_Y])  # a kernel's tuple equals a list of its values
+    i = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    column = tl.program_id(1) * BLOCK_Y
+    block = desc.gather(tl.load(rows_ptr + i, mask=i < R, other=-1), y + column)
+    j = column + tl.arange(0, BLOCK_Y)
+    tl.store(out_ptr + i[:, None] * (N + BLOCK_Y) + j[None, :], block, mask=i[:, None] < R)
+
+
+def gathered(x, rows, y, width, fill):
+    """numpy's gather: row `rows[i]` of `x` from column `y` on, `fill` outside `x`."""
+    expected = np.full((len(rows), width), fill, x.dtype)
+    for i, row in enumerate(rows):
+        for j in range(width):
+            if 0 <= row < x.shape[0] and 0 <= y + j < x.shape[1]:
+                expected[i, j] = x[row, y + j]
+    return expected
+
+
+@pytest.mark.parametrize("dtype, block_y, padding", [(np.float32, 8, "zero"), (np.float16, 16, "nan"),
+                                                      (np.int8, 32, "zero")])
+def test_descriptor_gather(dtype, block_y, padding):
+    M, N, R, y = 37, 45, 27, 3  # R rows in blocks of 8, N columns in blocks of block_y: neither divides
+    rng = np.random.default_rng(8)
+    x = aligned((M, N), dtype, 0)
+    x[...] = rng.integers(-100, 100, (M, N)) if dtype == np.int8 else rng.standard_normal((M, N))
+    rows = rng.integers(0, M, R).astype(np.int32)
+    rows[[2, 11, 20]] = [-1, M, M + 40]  # rows outside the array read the padding
+    out = np.full((R + 8, N + block_y), 77, dtype)
+    gather_kernel[(triton.cdiv(R, 8), triton.cdiv(N, block_y))](x, rows, out, M, N, R, y, BLOCK_R=8,
+                                                                 BLOCK_Y=block_y, PADDING=padding)
+    width = triton.cdiv(N, block_y) * block_y
+    expected = gathered(x, rows, y, width, np.nan if padding == "nan" else 0)
+    np.testing.assert_array_equal(out[:R, :width], expected)
+    assert (out[:R, width:] == 77).all() and (out[R:] == 77).all()  # nothing written elsewhere
+
+
+@triton.jit
+def scatter_kernel(desc, values_ptr, rows_ptr, y, BLOCK_R: tl.constexpr):
+    """Row i of `values` to row rows[i] of the descriptor's array, from column y on."""
+    i = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    j = tl.arange(0, desc.block_shape[1])
+    block = tl.load(values_ptr + i[:, None] * desc.block_shape[1] + j[None, :])
+    desc.scatter(block, tl.load(rows_ptr + i), y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8])
+def test_descriptor_scatter(dtype, device):
+    M, N, R, y = 50, 45, 32, 20  # the columns from y on run past N: those are not written
+    width = 32
+    rng = np.random.default_rng(9)
+    values = aligned((R, width), np.float32, 0.0)
+    values[...] = rng.integers(-100, 100, (R, width))
+    rows = rng.permutation(M)[:R].astype(np.int32)  # distinct rows: each written once
+    rows[[3, 17]] = [-2, M + 7]  # rows outside the array are not written
+    out = aligned((M, 48), dtype, 55)  # rows of 48, of which the descriptor's array is the first N
+    array = device.array(out)
+    desc = TensorDescriptor(array, [M, N], [48, 1], [1, width])
+    scatter_kernel[(R // 16,)](desc, values, rows, y, BLOCK_R=16)
+    expected = np.full((M, 48), 55, dtype)
+    for i, row in enumerate(rows):
+        if 0 <= row < M:
+            expected[row, y:N] = values[i, :N - y].astype(dtype)  # converted to the descriptor's dtype
+    np.testing.assert_array_equal(device.numpy(array), expected)
+
+
+@triton.jit
+def descriptor_atomic_kernel(x_ptr, v_ptr, M, N, KIND: tl.constexpr):
+    """Each program combines an 8 x 16 block of v into x at a place shifted up by 3 rows, so the
+    blocks overlap each other and cross the array's top and bottom edges."""
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [8, 16])
+    row, col = tl.program_id(0) * 5 - 3, tl.program_id(1) * 16
+    block = tl.load(v_ptr + (tl.program_id(0) * 8 + tl.arange(0, 8))[:, None] * 32 + col + tl.arange(0, 16)[None, :])
+    getattr(desc, "atomic_" + KIND)([row, col], block)
+
+
+DESCRIPTOR_ATOMICS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+                      "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("kind", list(DESCRIPTOR_ATOMICS))
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64])
+def test_descriptor_atomics(kind, dtype):
+    M, N, programs = 21, 24, 5  # N is not a multiple of 16: the second column block is cut
+    rng = np.random.default_rng(11)
+    x = aligned((M, N), dtype, 0)
+    x[...] = rng.integers(0, 1000, (M, N))
+    v = aligned((programs * 8, 32), dtype, 0)
+    v[...] = rng.integers(0, 1000, v.shape)
+    expected = x.copy()
+    for p in range(programs):
+        for i in range(8):
+            row = p * 5 - 3 + i
+            if 0 <= row < M:
+                expected[row] = DESCRIPTOR_ATOMICS[kind](expected[row], v[p * 8 + i, :N])
+    descriptor_atomic_kernel[(programs, 2)](x, v, M, N, KIND=kind)
+    np.testing.assert_array_equal(x, expected)
+
+
+@triton.jit
+def shaped_copy_kernel(x_ptr, y_ptr, shape):
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape, (shape[1], 1), (8, 16))
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape, (shape[1], 1), (8, 16))
+    y_desc.store([0, 0], x_desc.load([0, 0]))
+
+
+class Size(tuple):
+    """A tuple of ints of a class of its own, as torch.Size is."""
+
+    def __new__(cls, values):
+        assert all(isinstance(v, int) for v in values), "a Size holds ints"
+        return super().__new__(cls, values)
+
+
+def test_a_tuple_subclass_argument_is_a_tuple():
+    x, y = aligned((5, 16), np.float32, 0.0), aligned((5, 16), np.float32)
+    x[...] = np.random.default_rng(10).standard_normal(x.shape)
+    shaped_copy_kernel[(1,)](x, y, Size(x.shape))
+    np.testing.assert_array_equal(y, x)
+
+
+@triton.jit
 def descriptor_argument_kernel(src, dst, out_of_bounds):
     """Copy the block at each program's place, and store one block wholly outside the array."""
     rows, cols = src.block_shape
@@ -591,11 +717,14 @@ def test_set_allocator_is_recorded():
     def alloc(size, alignment, stream):
         return np.empty(size, np.uint8)
 
+    assert isinstance(allocator(), NullAllocator)  # none set: Triton's error if a kernel asks
+    with pytest.raises(RuntimeError, match="no allocator was set. Use triton.set_allocator"):
+        allocator()(128, 128, None)
     triton.set_allocator(alloc)
     try:
         assert allocator() is alloc
     finally:
-        triton.set_allocator(None)
+        triton.set_allocator(NullAllocator())
 
 
 def test_host_descriptors_check_what_triton_checks():
@@ -782,12 +911,62 @@ def descriptor_nan_kernel(x_ptr):
 
 
 @triton.jit
+def gather_tall_block_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 8), (8, 1), (2, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.sum(desc.gather(tl.arange(0, 8), 0), 1))
+
+
+@triton.jit
+def gather_few_rows_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 8), (8, 1), (1, 8))
+    tl.store(x_ptr + tl.arange(0, 4), tl.sum(desc.gather(tl.arange(0, 4), 0), 1))
+
+
+@triton.jit
+def gather_narrow_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (64, 64), (64, 1), (1, 16))
+    tl.store(x_ptr + tl.arange(0, 8), tl.sum(desc.gather(tl.arange(0, 8), 0), 1))
+
+
+@triton.jit
+def gather_indexing_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 8), (8, 1), (1, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.sum(desc.gather(tl.arange(0, 8), 0, 0), 1))
+
+
+@triton.jit
+def gather_wide_rows_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 8), (8, 1), (1, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.sum(desc.gather(tl.arange(0, 8).to(tl.int64), 0), 1))
+
+
+@triton.jit
+def scatter_shape_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 8), (8, 1), (1, 8))
+    desc.scatter(tl.zeros([8, 4], tl.float32), tl.arange(0, 8), 0)
+
+
+@triton.jit
+def descriptor_atomic_dtype_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 16), (16, 1), (8, 16))
+    desc.atomic_min([0, 0], tl.zeros([8, 16], tl.float16))
+
+
+@triton.jit
+def descriptor_atomic_shape_kernel(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, (8, 16), (16, 1), (8, 16))
+    desc.atomic_add([0, 0], tl.zeros([8, 8], tl.float32))
+
+
+@triton.jit
 def descriptor_argument_narrow_kernel(desc):
     desc.store([0, 0], desc.load([0, 0]))
 
 
 F32 = np.zeros(64, np.float32)
 I32 = np.zeros(64, np.int32)
+I8 = np.zeros(64 * 64, np.int8)
+F16 = np.zeros(128, np.float16)
 
 
 @pytest.mark.parametrize("kernel, args, match, hint", [
@@ -818,6 +997,14 @@ I32 = np.zeros(64, np.int32)
     (descriptor_offsets_kernel, (F32,), r"expected 2 offsets, but got 1", None),
     (descriptor_store_shape_kernel, (F32,), r"stores blocks of shape \[8, 8\], got a value of shape \[8, 4\]", None),
     (descriptor_nan_kernel, (I32,), r"Padding option `nan` is not supported for integer blocks", None),
+    (gather_tall_block_kernel, (F32,), r"descriptor block must have 1 row, but got \[2, 8\]", r"\[1, columns\]"),
+    (gather_few_rows_kernel, (F32,), r"descriptor gather must have at least 8 rows, but got \[4\]", None),
+    (gather_narrow_kernel, (I8,), r"descriptor gather of int8 must have at least 32 columns, but got 16", None),
+    (gather_indexing_kernel, (F32,), r"descriptor gather only supports 2D indexing, but got 3", None),
+    (gather_wide_rows_kernel, (F32,), r"x offsets must be 32-bit integers, got int64", r"\.to\(tl\.int32\)"),
+    (descriptor_atomic_dtype_kernel, (F16,), r"Unsupported dtype fp16 for a descriptor's atomic_min", r"native tma"),
+    (descriptor_atomic_shape_kernel, (F32,), r"atomic_add takes blocks of shape \[8, 16\], got .* \[8, 8\]", None),
+    (scatter_shape_kernel, (F32,), r"descriptor scatter writes a value of shape \[8, 8\].*got \[8, 4\]", None),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_mistakes(kernel, args, match, hint):
     with pytest.raises(CompilationError) as caught:

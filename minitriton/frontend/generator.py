@@ -37,8 +37,21 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
            ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
            ast.MatMult: operator.matmul}
+
+
+def _sequences(compare):
+    """`compare` as a kernel applies it: a tuple equals a list of the same values
+    (`desc.block_shape == [M, N]`), as Triton's `tl.tuple` does; anything else as in Python."""
+    def apply(a, b):
+        if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+            return compare(tuple(a), tuple(b))
+        return compare(a, b)
+    return apply
+
+
 _CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-           ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+           ast.Eq: _sequences(operator.eq), ast.NotEq: _sequences(operator.ne),
+           ast.Is: operator.is_, ast.IsNot: operator.is_not,
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _UNSUPPORTED = {
     ast.With: "`with` blocks are", ast.Try: "try/except is", ast.ClassDef: "class definitions are",

@@ -23,15 +23,17 @@ from .semantic import SemanticError, arange, binary, cast, compare, constant, ex
 
 # --8<-- [start:block-tile]
 def block_tile(base: tensor, shape, strides, offsets, block_shape: tuple[int, ...],
-               checked: tuple[int, ...]) -> tuple[Value, Value | None]:
+               checked: tuple[int, ...], rows: Value | None = None) -> tuple[Value, Value | None]:
     """The pointers to the elements of the block of `block_shape` at `offsets` of an array (`base`,
     `shape`, `strides`: scalars, one per dimension), and the mask of those inside the array along
     the `checked` dimensions (None if none is). Each dimension adds its indices times its stride,
     in 64 bits, as the tutorials write `offs_m[:, None] * stride_m + offs_k[None, :] * stride_k`;
-    `0 <= index < size` is one unsigned comparison."""
+    `0 <= index < size` is one unsigned comparison. `rows`, a 1-D tile of indices, replaces the
+    first dimension's run (a gather's or a scatter's rows; then `offsets[0]` is not read)."""
     rank, address, mask = len(block_shape), None, None
     for d, size in enumerate(block_shape):
-        index = cast(binary("add", arange(0, size), offsets[d].handle), ir.int64)
+        run = rows if d == 0 and rows is not None else binary("add", arange(0, size), offsets[d].handle)
+        index = cast(run, ir.int64)
         inside = compare("lt", cast(index, ir.uint64), cast(shape[d].handle, ir.uint64)) if d in checked else None
         for axis in range(rank):  # along dimension d, the other dimensions of size 1
             if axis != d:
@@ -129,6 +131,36 @@ class tensor_descriptor(aggregate):
                                 "give one offset for every dimension of the block")
         return block_tile(self.base, self.shape, self.strides, offsets, self.block_shape,
                           tuple(range(len(self.block_shape))))
+
+    # --8<-- [start:rows-tile]
+    def rows_tile(self, what: str, x_offsets, y_offset) -> tuple[Value, Value]:
+        """The pointers of the rows `x_offsets` (a 1-D tile of row indices), each one block wide
+        from column `y_offset` on, masked to the array: what `gather` reads and `scatter` writes.
+        The restrictions are Triton's, which moves such rows with Blackwell's TMA gather: a 2-D
+        descriptor whose blocks are one row, at least 8 rows, at least 32 bytes of columns."""
+        x_offsets = _unwrap(x_offsets)
+        if len(self.block_shape) != 2:
+            raise SemanticError(f"descriptor must be 2D, but got {list(self.block_shape)}")
+        if self.block_shape[0] != 1:
+            raise SemanticError(f"descriptor block must have 1 row, but got {list(self.block_shape)}",
+                                "make the descriptor with block_shape=[1, columns]")
+        if not isinstance(x_offsets, tensor) or len(x_offsets.shape) != 1 or not x_offsets.dtype.is_int():
+            shape = list(x_offsets.shape) if isinstance(x_offsets, tensor) else x_offsets
+            raise SemanticError(f"x offsets must be 1D, but got {shape}",
+                                "pass a 1-D tile of int32 row indices, e.g. tl.arange(0, 8) + row")
+        if x_offsets.dtype.bits > 32:
+            raise SemanticError(f"x offsets must be 32-bit integers, got {x_offsets.dtype}", _OFFSETS_HINT)
+        count = x_offsets.shape[0]
+        if count < 8:
+            raise SemanticError(f"descriptor {what} must have at least 8 rows, but got {list(x_offsets.shape)}")
+        columns = 32 // self.dtype.primitive_bitwidth * 8
+        if self.block_shape[1] < columns:
+            raise SemanticError(f"descriptor {what} of {self.dtype} must have at least {columns} columns, but "
+                                f"got {self.block_shape[1]}")
+        column = _scalars((y_offset,), ir.int32, "y offset", _OFFSETS_HINT)
+        return block_tile(self.base, self.shape, self.strides, (None, *column), (count, self.block_shape[1]),
+                          (0, 1), rows=x_offsets.handle)
+    # --8<-- [end:rows-tile]
 
 
 @builtin

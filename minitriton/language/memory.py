@@ -101,8 +101,73 @@ def store_tensor_descriptor(desc, offsets, value) -> None:
     store_rule(ptrs, value.handle, mask)
 
 
+@builtin
+def descriptor_gather(desc, *args) -> tensor:
+    """`desc.gather(x_offsets, y_offset)`: the rows `x_offsets` (a 1-D tile of row indices) of a
+    descriptor whose blocks are one row, each a block wide from column `y_offset` on; elements
+    outside the array read as the descriptor's padding."""
+    desc = _unwrap(desc)
+    if len(args) != 2:
+        raise SemanticError(f"descriptor gather only supports 2D indexing, but got {len(args)}",
+                            "give the rows' indices and the first column: desc.gather(rows, column)")
+    ptrs, mask = desc.rows_tile("gather", *args)
+    padding = padding_value(desc.padding)
+    return tensor(load_rule(ptrs, mask, None if padding is None else Weak(padding)))
+
+
+@builtin
+def descriptor_scatter(desc, value, *args) -> None:
+    """`desc.scatter(value, x_offsets, y_offset)`: write row `i` of `value` to row `x_offsets[i]` of
+    the array, from column `y_offset` on (converted to the descriptor's dtype); elements outside the
+    array are not written. Where two offsets are equal, which row lands is not specified."""
+    desc, value = _unwrap(desc), _unwrap(value)
+    if len(args) != 2:
+        raise SemanticError(f"descriptor scatter only supports 2D indexing, but got {len(args)}",
+                            "give the rows' indices and the first column: desc.scatter(value, rows, column)")
+    ptrs, mask = desc.rows_tile("scatter", *args)
+    shape = tuple(value.shape) if isinstance(value, tensor) else ()
+    if shape != tuple(ptrs.shape):
+        raise SemanticError(f"descriptor scatter writes a value of shape {list(ptrs.shape)} (a row per offset, a "
+                            f"block wide), got {list(shape)}")
+    store_rule(ptrs, value.handle, mask)
+
+
+# The element types a descriptor's atomics take (Triton's, where it has no TMA to do them: fp16
+# and bf16 min and max need Hopper's TMA reductions, which minitriton does not use).
+DESCRIPTOR_ATOMIC_DTYPES = {
+    "add": ("uint32", "int32", "uint64", "fp32", "fp16", "bf16"),
+    "min": ("uint32", "int32", "uint64", "int64"),
+    "max": ("uint32", "int32", "uint64", "int64"),
+    "and": ("uint32", "int32", "uint64", "int64"),
+    "or": ("uint32", "int32", "uint64", "int64"),
+    "xor": ("uint32", "int32", "uint64", "int64"),
+}
+
+
+def _descriptor_atomic(kind: str):
+    def fn(desc, offsets, value) -> None:
+        """`desc.atomic_<kind>(offsets, value)`: combine a block into the array at `offsets`, each
+        element one atomic step (relaxed); elements outside the array are not touched."""
+        desc, value = _unwrap(desc), _unwrap(value)
+        shape = tuple(value.shape) if isinstance(value, tensor) else ()
+        if shape != desc.block_shape:
+            raise SemanticError(f"a tensor descriptor's atomic_{kind} takes blocks of shape {list(desc.block_shape)}, "
+                                f"got a value of shape {list(shape)}")
+        if str(desc.dtype) not in DESCRIPTOR_ATOMIC_DTYPES[kind]:
+            hint = "16-bit float types require native tma support" if desc.dtype.is_floating() else None
+            raise SemanticError(f"Unsupported dtype {desc.dtype} for a descriptor's atomic_{kind} (it takes "
+                                f"{', '.join(DESCRIPTOR_ATOMIC_DTYPES[kind])})", hint)
+        ptrs, mask = desc.tile(offsets)
+        atomic_rule(kind, ptrs, value.handle, mask, "relaxed")
+    fn.__name__ = f"descriptor_atomic_{kind}"
+    return builtin(fn)
+
+
 # A descriptor's methods, as Triton's descriptors have them.
 tensor_descriptor.load, tensor_descriptor.store = load_tensor_descriptor, store_tensor_descriptor
+tensor_descriptor.gather, tensor_descriptor.scatter = descriptor_gather, descriptor_scatter
+for _kind in DESCRIPTOR_ATOMIC_DTYPES:
+    setattr(tensor_descriptor, f"atomic_{_kind}", _descriptor_atomic(_kind))
 # --8<-- [end:descriptor-access]
 
 
