@@ -119,9 +119,7 @@ def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const
         members = [argument(f"{name}.{n}", m, args, arg_attrs, const) for n, m in zip(spec.names, spec.members)]
         if spec.kind is TensorDescriptor:
             return make_tensor_descriptor(*members, *spec.fixed)
-        if hasattr(spec.kind, "_fields"):  # a namedtuple: its members by name
-            return spec.kind(*members)
-        return spec.kind(members) if spec.kind in (tuple, list) else tuple(members)  # torch.Size: a tuple
+        return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
     dtype = ir.pointer_type(spec.dtype.pointee, const=True) if const and spec.dtype.is_ptr() else spec.dtype
     value = ir.Value(ir.scalar(dtype), name=name)
     args.append(value)
