@@ -941,3 +941,20 @@ def test_no_atomic_on_fp8(dtype):
     codes = triton.reinterpret(np.zeros(16, np.uint8), dtype)
     with pytest.raises(triton.TritonError, match=f"atomic_add does not support {dtype}"):
         atomic_op_kernel[(1,)](codes, codes, codes, OP="add", SEM="acq_rel", SCOPE="gpu", N=16)
+
+
+@triton.jit
+def _offset_by(x, N: tl.constexpr):
+    return x + N
+
+
+@triton.jit
+def constexpr_parameter_kernel(out_ptr, n):
+    tl.store(out_ptr, _offset_by(1, n))  # a run-time value for a constexpr parameter: bound as it is
+    tl.store(out_ptr + 1, _offset_by(1, 7))
+
+
+def test_a_callee_s_constexpr_parameter_takes_a_run_time_value():
+    out = np.zeros(2, np.int32)
+    constexpr_parameter_kernel[(1,)](out, 5)
+    assert out.tolist() == [6, 8]

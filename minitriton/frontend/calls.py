@@ -214,11 +214,8 @@ class Calls:
             raise self.error(node, f"bad call to {callee.__name__}(): {e}") from None
         bound.apply_defaults()
         parsed = callee.parsed
-        for name in sorted(callee.constexpr_names):
-            if isinstance(bound.arguments.get(name), tl.tensor):
-                raise self.error(node, f"argument `{name}` of {callee.__name__}() is a tl.constexpr but "
-                                 "received a value only known at run time",
-                                 "pass a literal or another constexpr")
+        # As in Triton, a call's values decide what is constant, not the callee's annotations: a
+        # run-time value given for a `tl.constexpr` parameter is bound as it is (tutorial 06 does this).
         scope = {k: tl._unwrap(v) for k, v in bound.arguments.items()}
         generator = type(self)(parsed, self.builder, scope, self.depth + 1)
         try:
