@@ -264,7 +264,7 @@ def test_constexpr_annotation_on_runtime_value():
 def test_runtime_value_for_helper_constexpr():
     """Bound as it is (as Triton binds it); the error comes where the callee needs a constant."""
     expect_error(helper_constexpr_kernel, X, 8, match=r"arange's end must be a compile-time constant",
-                 hint="tl.constexpr")
+                 hint="tl.constexpr", marked_in=_needs_constexpr)
 
 
 def test_static_assert():
