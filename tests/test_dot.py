@@ -469,6 +469,37 @@ def test_fp8_dots_over_the_whole_range(device, types, shape, blocks, num_warps):
     assert np.all(np.abs(c - exact) <= 2**-12 * (scale(a, b) + 1))
 
 
+@triton.jit
+def dot_bt_kernel(a_ptr, bt_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                  PRECISION: tl.constexpr):
+    """c = a @ b with b given as its transpose (N x K, row-major): b's tile is loaded K-contiguous."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(bt_ptr + rn[None, :] * K + rk[:, None])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.parametrize("types, shape", [((E4M3, E5M2), (64, 64, 128)), ((E5M2, E5M2), (64, 32, 64)),
+                                          ("tf32", (64, 64, 32)), ("tf32", (128, 32, 16))], ids=str)
+def test_a_k_contiguous_b_is_stored_k_major_in_runs(device, types, shape):
+    """A K-major B (fp8, tf32 on wgmma) from a tile whose threads hold runs along K: stored as vectors."""
+    m, n, k = shape
+    rng = np.random.default_rng(22)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    if types == "tf32":
+        a, bt = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((n, k)).astype(np.float32)
+        dot_bt_kernel[(1,)](device.array(a), device.array(bt), c, M=m, N=n, K=k, PRECISION="tf32")
+        exact = tf32_model(a).astype(np.float64) @ tf32_model(bt).T
+        assert np.all(np.abs(device.numpy(c) - exact) <= 40 * 2**-24 * scale(a, bt.T))
+        return
+    codes = fp8_codes(types[0], (m, k), rng, SMALL), fp8_codes(types[1], (n, k), rng, SMALL)
+    dot_bt_kernel[(1,)](*(triton.reinterpret(device.array(x), t) for x, t in zip(codes, types)), c, M=m, N=n, K=k,
+                        PRECISION="ieee")
+    a, bt = (fp8_values(t)[x].astype(np.float64) for t, x in zip(types, codes))
+    np.testing.assert_array_equal(device.numpy(c), a @ bt.T)
+
+
 TF32_CASES = [("tf32", (100, 90, 70), (64, 64, 32), 4),    # wgmma on sm_90a: m64n64k8, 128-byte rows
               ("tf32", (130, 100, 40), (128, 64, 16), 4),  # two m64 tiles per warpgroup, 64-byte rows
               ("tf32", (150, 140, 50), (128, 128, 16), 8),  # two warpgroups
