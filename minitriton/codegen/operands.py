@@ -176,8 +176,8 @@ def wgmma_byte_offset(lw: Lowering, shared: geometry.WgmmaOperand, row, col):
         line, k = (row, col) if shared.op_idx == 0 else (col, row)
         phase = B.urem(B.udiv(line, c(shared.per_phase)), c(shared.max_phase))
         chunk = B.xor(B.udiv(k, c(shared.vec)), phase)
-        within = B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))
-        return B.add(B.mul(line, c(shared.row_bytes)), B.add(B.mul(chunk, c(16)), within))
+        return B.add(B.mul(line, c(shared.row_bytes)),
+                     B.add(B.mul(chunk, c(16)), B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))))
     atom = B.udiv(col, c(64))
     chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
     within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
