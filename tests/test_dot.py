@@ -356,17 +356,172 @@ def test_m_and_n_may_be_below_16_as_in_triton(m, n):
     assert np.all(np.abs(c - exact) <= 40 * 2**-24 * scale(a, b))
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
-def test_tf32_runs_on_tensor_cores_and_ieee_on_cuda_cores(arch):
-    """tf32: mma.sync m16n8k8 on operands rounded by cvt.rna (minitriton has no tf32 wgmma: sm_90a
-    uses mma.sync too); ieee: FMAs."""
+# ------------------------------------------------------------------------- tensor cores by type
+
+def test_tf32_on_cuda_cores_is_ieee():
     a, b, acc = operands(12, 64, 64, 32)
     c = np.zeros((64, 64), np.float32)
+    ptx = matmul_kernel.warmup(a, b, c, acc, 64, 64, 32, PRECISION="ieee", OUT=tl.float32, BLOCK_M=64, BLOCK_N=64,
+                               BLOCK_K=32, grid=(1, 1), target="sm_90a").asm["ptx"]
+    assert "mma" not in ptx and "fma.rn.f32" in ptx
 
-    def ptx(precision):
-        return matmul_kernel.warmup(a, b, c, acc, 64, 64, 32, PRECISION=precision, OUT=tl.float32, BLOCK_M=64,
-                                    BLOCK_N=64, BLOCK_K=32, grid=(1, 1), target=arch).asm["ptx"]
-    tf32 = ptx("tf32")
-    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in tf32 and "cvt.rna.tf32.f32" in tf32
-    ieee = ptx("ieee")
-    assert "mma.sync" not in ieee and "fma.rn.f32" in ieee
+
+E4M3, E5M2, E4B15 = tl.float8e4nv, tl.float8e5, tl.float8e4b15
+
+
+@pytest.mark.parametrize("arch, types, blocks, wants", [
+    # before sm_90a an fp8 dot multiplies the operands' fp16 values on mma.sync
+    ("sm_80", (E5M2, E5M2), (64, 64, 64), ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"]),
+    ("sm_90", (E4M3, E5M2), (64, 64, 64), ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                           "cvt.rn.f16x2.e4m3x2"]),
+    # wgmma takes e4m3 and e5m2 as they are, in any pair, k32 per instruction
+    ("sm_90a", (E4M3, E4M3), (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"]),
+    ("sm_90a", (E4M3, E5M2), (64, 32, 32), ["wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e5m2"]),
+    ("sm_90a", (E5M2, E4M3), (128, 128, 128), ["wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e4m3"]),
+    ("sm_90a", (E5M2, E5M2), (64, 16, 32), ["wgmma.mma_async.sync.aligned.m64n16k32.f32.e5m2.e5m2"]),
+    # fp8e4b15 has no wgmma type: fp16 values, on wgmma where fp16 fits it
+    ("sm_90a", (E4B15, E4B15), (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"]),
+    ("sm_90a", (E4B15, E5M2), (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"]),
+    # a shape wgmma does not fit (32 rows for 4 warps): fp16 values on mma.sync
+    ("sm_90a", (E4M3, E4M3), (32, 64, 64), ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"]),
+    # tf32: mma.sync k8, or wgmma k8 (both operands K-major), operands rounded by cvt.rna either way
+    ("sm_80", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32.f32"]),
+    ("sm_90", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32.f32"]),
+    ("sm_90a", "tf32", (64, 64, 32), ["wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32", "cvt.rna.tf32.f32"]),
+    ("sm_90a", "tf32x3", (128, 64, 16), ["wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"]),
+    ("sm_90a", "fp16", (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"]),
+], ids=str)
+def test_each_operand_type_takes_its_tensor_core_instruction(arch, types, blocks, wants):
+    m, n, k = 128, 128, 128
+    c, acc = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    if isinstance(types, tuple):
+        a, b = (triton.reinterpret(np.zeros(m * k, np.uint8), t) for t in types)
+        precision = "ieee"
+    else:
+        dtype = np.float16 if types == "fp16" else np.float32
+        a, b = np.zeros((m, k), dtype), np.zeros((k, n), dtype)
+        precision = "ieee" if types == "fp16" else types
+    block_m, block_n, block_k = blocks
+    ptx = matmul_kernel.warmup(a, b, c, acc, m, n, k, PRECISION=precision, OUT=tl.float32, BLOCK_M=block_m,
+                               BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target=arch).asm["ptx"]
+    for want in wants:
+        assert want in ptx
+    assert ("wgmma" in ptx) == ("wgmma" in wants[0]) and ("mma.sync" in ptx) == ("mma.sync" in wants[0])
+
+
+# Operands whose products are multiples of 1/16 of at most 2.25 in size, so that every partial sum of
+# K <= 160 of them (and an accumulator of the same kind) is a multiple of 1/16 below 2**10: exact
+# in fp32 in any order, and in the fp8 tensor cores' narrower adders (about 14 bits are kept), so
+# the GPU agrees with the interpreter and with float64 bit for bit.
+SMALL = np.array([0, 0.25, -0.25, 0.5, -0.5, 0.75, -0.75, 1, -1, 1.5, -1.5])  # in every fp8 format
+
+
+def fp8_codes(dtype, shape, rng, values=None):
+    """Random codes of `dtype` for `values` (default: every finite number below 100 in size)."""
+    numbers = fp8_values(dtype)
+    if values is None:
+        pool = np.flatnonzero(np.isfinite(numbers) & (np.abs(numbers) < 100))
+    else:
+        pool = np.array([np.flatnonzero(numbers == v)[0] for v in values])
+    return rng.choice(pool, shape).astype(np.uint8)
+
+
+def run_fp8_matmul(device, types, shape, blocks, num_warps, values, seed=20):
+    """c = acc + a @ b on fp8 codes by the looped, masked matmul; returns c and the float64 answer."""
+    rng = np.random.default_rng(seed)
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    codes = [fp8_codes(types[0], (m, k), rng, values), fp8_codes(types[1], (k, n), rng, values)]
+    acc = rng.choice(SMALL * 4, (m, n)).astype(np.float32)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](triton.reinterpret(device.array(codes[0]), types[0]),
+                        triton.reinterpret(device.array(codes[1]), types[1]), c, device.array(acc), m, n, k,
+                        PRECISION="ieee", OUT=tl.float32, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+                        num_warps=num_warps)
+    a, b = (fp8_values(t)[x].astype(np.float64) for t, x in zip(types, codes))
+    return device.numpy(c), acc + a @ b, a, b
+
+
+FP8_CASES = [((E4M3, E4M3), (100, 90, 160), (64, 64, 64), 4),   # wgmma on sm_90a: m64n64k32, masked edges
+             ((E5M2, E5M2), (130, 70, 96), (128, 32, 32), 4),   # two m64 tiles per warpgroup, n32
+             ((E4M3, E5M2), (150, 140, 100), (128, 128, 128), 8),  # two warpgroups, k128 rows
+             ((E5M2, E4M3), (70, 40, 64), (64, 16, 32), 4),     # n16
+             ((E4M3, E4M3), (50, 60, 70), (32, 64, 64), 4),     # 32 rows: fp16 values on mma.sync
+             ((E4B15, E4B15), (100, 90, 80), (64, 64, 64), 4)]  # no wgmma type: fp16 values
+
+
+@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.parametrize("types, shape, blocks, num_warps", FP8_CASES, ids=str)
+def test_fp8_dots_on_tensor_cores_are_exact_where_the_sums_are(device, types, shape, blocks, num_warps):
+    c, exact, _, _ = run_fp8_matmul(device, types, shape, blocks, num_warps, SMALL)
+    np.testing.assert_array_equal(c, exact)
+
+
+@pytest.mark.no_gpu_diff
+@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.parametrize("types, shape, blocks, num_warps", FP8_CASES, ids=str)
+def test_fp8_dots_over_the_whole_range(device, types, shape, blocks, num_warps):
+    """Any finite fp8 numbers: products are exact, but the tensor cores add fp8 products in
+    narrower adders than fp32's (about 14 bits are kept: hence Triton's `max_num_imprecise_acc`),
+    so the bound is relative to the sum of the products' sizes at that width, and the GPU is not
+    held to the interpreter's fp32 sums."""
+    c, exact, a, b = run_fp8_matmul(device, types, shape, blocks, num_warps, None)
+    assert np.all(np.abs(c - exact) <= 2**-12 * (scale(a, b) + 1))
+
+
+@triton.jit
+def dot_bt_kernel(a_ptr, bt_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                  PRECISION: tl.constexpr):
+    """c = a @ b with b given as its transpose (N x K, row-major): b's tile is loaded K-contiguous."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(bt_ptr + rn[None, :] * K + rk[:, None])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.parametrize("types, shape", [((E4M3, E5M2), (64, 64, 128)), ((E5M2, E5M2), (64, 32, 64)),
+                                          ("tf32", (64, 64, 32)), ("tf32", (128, 32, 16))], ids=str)
+def test_a_k_contiguous_b_is_stored_k_major_in_runs(device, types, shape):
+    """A K-major B (fp8, tf32 on wgmma) from a tile whose threads hold runs along K: stored as vectors."""
+    m, n, k = shape
+    rng = np.random.default_rng(22)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    if types == "tf32":
+        a, bt = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((n, k)).astype(np.float32)
+        dot_bt_kernel[(1,)](device.array(a), device.array(bt), c, M=m, N=n, K=k, PRECISION="tf32")
+        exact = tf32_model(a).astype(np.float64) @ tf32_model(bt).T
+        assert np.all(np.abs(device.numpy(c) - exact) <= 40 * 2**-24 * scale(a, bt.T))
+        return
+    codes = fp8_codes(types[0], (m, k), rng, SMALL), fp8_codes(types[1], (n, k), rng, SMALL)
+    dot_bt_kernel[(1,)](*(triton.reinterpret(device.array(x), t) for x, t in zip(codes, types)), c, M=m, N=n, K=k,
+                        PRECISION="ieee")
+    a, bt = (fp8_values(t)[x].astype(np.float64) for t, x in zip(types, codes))
+    np.testing.assert_array_equal(device.numpy(c), a @ bt.T)
+
+
+TF32_CASES = [("tf32", (100, 90, 70), (64, 64, 32), 4),    # wgmma on sm_90a: m64n64k8, 128-byte rows
+              ("tf32", (130, 100, 40), (128, 64, 16), 4),  # two m64 tiles per warpgroup, 64-byte rows
+              ("tf32", (150, 140, 50), (128, 128, 16), 8),  # two warpgroups
+              ("tf32", (70, 40, 64), (64, 16, 32), 4),     # n16
+              ("tf32x3", (100, 90, 70), (64, 64, 32), 4)]
+
+
+@pytest.mark.parametrize("precision, shape, blocks, num_warps", TF32_CASES, ids=str)
+def test_tf32_dots_on_every_tensor_core_shape(device, precision, shape, blocks, num_warps):
+    rng = np.random.default_rng(21)
+    (m, n, k) = shape
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    acc = rng.standard_normal((m, n)).astype(np.float32)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    block_m, block_n, block_k = blocks
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](device.array(a), device.array(b), c, device.array(acc), m, n, k, PRECISION=precision,
+                        OUT=tl.float32, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    c = device.numpy(c)
+    bound = 40 * 2**-24 * (scale(a, b) + np.abs(acc))  # fp32 accumulation: the products are exact
+    if precision == "tf32":
+        model = acc + tf32_model(a).astype(np.float64) @ tf32_model(b)
+    else:  # three products of the parts: fp32's error and the small parts' products left out
+        model, bound = acc + a.astype(np.float64) @ b, bound + 4 * 2**-21 * scale(a, b)
+    assert np.all(np.abs(c - model) <= bound)

@@ -14,10 +14,10 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_operand_swizzle
 from ..passes.geometry import WgmmaOperand
-from ..passes.layout import mma_operand_type
+from ..passes.layout import PTX_TYPES, mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, f32, i16, i32, ll_type
-from .operands import wgmma_descriptor
+from .operands import tf32, tf32_bits, wgmma_descriptor
 from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
 
 
@@ -44,7 +44,7 @@ def _mma(lw: Lowering, op, a, b, acc):
     B of 2, C of 4 floats (k16 for 16-bit types, two elements to a register; k8 for tf32)."""
     B = lw.b
     av, bv, cv = op.operands
-    kind = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32"}[mma_operand_type(op)]
+    kind = PTX_TYPES[mma_operand_type(op)]
     k_width = av.layout.k_width
     m_tile = 16 * av.layout.parent.warps_per_cta[0]
     n_tile = 8 * av.layout.parent.warps_per_cta[1]
@@ -57,7 +57,7 @@ def _mma(lw: Lowering, op, a, b, acc):
     text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]}.row.col.f32.{kind}.{kind}.f32 "
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
-    words = _pack_pairs if k_width == 2 else (lambda lw, values: [_tf32_bits(lw, x) for x in values])
+    words = _pack_pairs if k_width == 2 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
     out = list(acc)
     k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
@@ -90,17 +90,6 @@ def _pack_pairs(lw: Lowering, values: list) -> list:
 
 
 # --8<-- [start:tf32]
-def _tf32_bits(lw: Lowering, x):
-    """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
-    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`): the bits."""
-    return lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
-
-
-def tf32(lw: Lowering, x):
-    """`_tf32_bits` as an fp32 register, for the FMA paths."""
-    return lw.b.bitcast(_tf32_bits(lw, x), f32)
-
-
 def _operand_rounding(op):
     """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds it."""
     if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
@@ -341,30 +330,34 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 
 # --8<-- [start:wgmma]
 def _wgmma(lw: Lowering, op, a, b, acc):
-    """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNk16,
-    reading both operands from shared memory through descriptors."""
+    """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNkK
+    (32 bytes of K: k16, k32 for fp8, k8 for tf32), reading both operands from shared memory
+    through descriptors. Only a 16-bit B may be N-major (the instruction's transpose bit)."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
     num_warps = lw.num_warps
-    a_shared, b_shared = WgmmaOperand(0, m, k), WgmmaOperand(1, k, n)
+    a_shared, b_shared = WgmmaOperand(0, m, k, av.dtype.bits), WgmmaOperand(1, k, n, bv.dtype.bits)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
     group_row = B.mul(B.lshr(lw.warp, ll.Constant(i32, 2)), ll.Constant(i32, 64))
-    kind = "bf16" if av.dtype.is_bf16() else "f16"
+    a_type, b_type = PTX_TYPES[mma_operand_type(op)], PTX_TYPES[mma_operand_type(op, 1)]
+    k_step = 256 // av.dtype.bits
+    b_step = 32 if b_shared.k_major else 2048  # bytes from one k-step of B to the next
+    transpose = "" if b_shared.k_major else ", 0, 1"  # A K-major, B N-major
     count = n // 2  # accumulator registers of one m64nN tile per thread
     outs = ",".join(f"${i}" for i in range(count))
-    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{kind}.{kind} "
-            f"{{{outs}}}, ${count}, ${count + 1}, p, 1, 1, 0, 1; }}")
+    instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
+    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p, 1, 1{transpose}; }}"
     constraints = ",".join(["=f"] * count + ["l", "l"] + [str(i) for i in range(count)])
     out = list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
     for m_rep in range(m // (16 * num_warps)):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
         regs = out[m_rep * count:(m_rep + 1) * count]
-        for kk in range(k // 16):
+        for kk in range(k // k_step):
             a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
                                                              ll.Constant(i32, 32 * kk)))
-            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, 2048 * kk))
+            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_step * kk))
             result = lw.asm(ll.LiteralStructType([f32] * count), text, constraints,
                             [wgmma_descriptor(lw, a_shared, a_address), wgmma_descriptor(lw, b_shared, b_address)] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]

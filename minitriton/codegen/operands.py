@@ -15,7 +15,7 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import SharedOperandLayout
 from ..passes import geometry
-from .lowering import Lowering, i16, i32, i64, ll_type
+from .lowering import Lowering, f32, i16, i32, i64, ll_type
 
 
 # --8<-- [start:ldmatrix]
@@ -34,6 +34,8 @@ def to_mma_operand(lw: Lowering, op, x) -> list:
     src, dst = op.operands[0], op.result
     shared = geometry.ldmatrix_operand(op)
     base = ll.Constant(i32, op.attrs.get("smem_offset", 0))
+    if src.dtype.is_fp32():  # only a "tf32" dot's fp32 operands reach the tensor cores
+        x = [tf32(lw, v) for v in x]
     _store_operand(lw, src, x, shared, base)
     if isinstance(shared, geometry.WgmmaOperand):
         lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])  # tensor cores read what threads wrote
@@ -62,15 +64,18 @@ def _runs(lw: Lowering, value: ir.Value, run: int):
 
 
 def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
-    """Each thread stores its runs of consecutive row elements, up to 8 (16 bytes) at once."""
+    """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
+    along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 8) if src.layout.order[0] == 1 else 1
+    along = 0 if isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major else 1
+    run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
+        if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):
         vector = ll.VectorType(x[r].type, run)
         packed = ll.Constant(vector, None)
         for k in range(run):
             packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
-        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1]), align=2 * run)
+        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1]), align=src.dtype.itemsize * run)
 
 
 def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> list:
@@ -147,15 +152,32 @@ def _local_read(lw: Lowering, op, stage):
 # --8<-- [end:ldmatrix]
 
 
+# --8<-- [start:tf32]
+def tf32_bits(lw: Lowering, x):
+    """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
+    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`): the bits. The
+    tensor cores would only ignore the low 13 bits (round toward zero), so every path rounds
+    first: mma.sync's operand registers, wgmma's as they are stored, the FMA dot's."""
+    return lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
+
+
+def tf32(lw: Lowering, x):
+    """`tf32_bits` as an fp32 register."""
+    return lw.b.bitcast(tf32_bits(lw, x), f32)
+# --8<-- [end:tf32]
+
+
 # --8<-- [start:wgmma-address]
 def wgmma_byte_offset(lw: Lowering, shared: geometry.WgmmaOperand, row, col):
     """The byte offset of (row, col) in a wgmma operand's buffer (`geometry.WgmmaOperand`)."""
     B = lw.b
     c = lambda v: ll.Constant(i32, v)
-    if shared.op_idx == 0:
-        phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
-        chunk = B.xor(B.udiv(col, c(8)), phase)
-        return B.add(B.mul(row, c(shared.row_bytes)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
+    if shared.k_major:
+        line, k = (row, col) if shared.op_idx == 0 else (col, row)
+        phase = B.urem(B.udiv(line, c(shared.per_phase)), c(shared.max_phase))
+        chunk = B.xor(B.udiv(k, c(shared.vec)), phase)
+        return B.add(B.mul(line, c(shared.row_bytes)),
+                     B.add(B.mul(chunk, c(16)), B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))))
     atom = B.udiv(col, c(64))
     chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
     within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))

@@ -256,7 +256,8 @@ def _scan(name, operands, attrs):
 
 def _dot(name, operands, attrs):
     """acc + a @ b over 2-D tiles, or 3-D ones whose first dimension is a batch. The frontend has
-    decomposed the other precisions (tf32x3, bf16x3, bf16x6): a dot is "ieee", or "tf32" for fp32."""
+    decomposed the other precisions (tf32x3, bf16x3, bf16x6): a dot is "ieee", or "tf32" for fp32.
+    The operands have one type, or are two fp8s (e4m3 times e5m2 is one wgmma)."""
     a, b, acc = operands
     _check(len(a.shape) == len(b.shape) in (2, 3), name, "operands must be 2-D, or 3-D with a batch")
     *batch, m, k = a.shape
@@ -264,7 +265,8 @@ def _dot(name, operands, attrs):
     _check(batch == batch2, name, f"batch dimensions differ: {a.shape} @ {b.shape}")
     _check(k == k2, name, f"inner dimensions differ: {a.shape} @ {b.shape}")
     _check(acc.shape == (*batch, m, n), name, f"accumulator must be {(*batch, m, n)}, got {acc.shape}")
-    _check(a.dtype == b.dtype, name, f"operand types differ: {a.dtype} and {b.dtype}")
+    _check(a.dtype == b.dtype or a.dtype.is_fp8() and b.dtype.is_fp8(), name,
+           f"operand types differ: {a.dtype} and {b.dtype}")
     _check(attrs["input_precision"] in ("ieee", "tf32"), name, "bad input_precision")
     return [acc.type]
 

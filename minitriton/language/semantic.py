@@ -521,8 +521,8 @@ def dot(a: Value, b: Value, acc: Value | None, input_precision: str, max_num_imp
         raise SemanticError(f"tl.dot: Input shapes should have M >= 1, N >= 1 and K >= {min_k}, got K={k}",
                             f"make the reduction dimension at least {min_k}")
     result_dtype = _dot_result_dtype(a.dtype, out_dtype)
-    if fp8:  # exact; Triton does it for fp8e4b15 and before sm_89 (minitriton has no fp8 wgmma yet)
-        a, b = cast(a, ir.float16), cast(b, ir.float16)
+    if fp8 and not {a.dtype, b.dtype} <= {ir.float8e4nv, ir.float8e5}:  # as Triton: exact, and the IR's
+        a, b = cast(a, ir.float16), cast(b, ir.float16)  # dot takes only e4m3 and e5m2 (see passes/layout)
     if acc is not None and (acc.shape != (*batch, m, n) or acc.dtype != out_dtype):
         raise SemanticError(f"tl.dot: the accumulator is a {list(acc.shape)} tile of {acc.dtype}; expected "
                             f"{[*batch, m, n]} of out_dtype={out_dtype}",

@@ -100,19 +100,29 @@ def replicated(value: ir.Value) -> bool:
 class WgmmaOperand:
     """How wgmma wants an operand in shared memory (PTX ISA, "canonical layouts").
 
-    A (M x K) is K-major: rows of K elements, swizzled by 16-byte chunk over 8-row atoms (128, 64
-    or 32-byte rows). B (K x N) is N-major in atoms of 64 columns: each atom holds 8 k-rows of
-    128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows follow (SBO = 1 KB), atoms
-    for the next 64 columns come after all the k-rows (LBO = K * 128 bytes)."""
+    A K-major operand is stored as lines of K elements (A's rows; B's columns), each 32, 64 or 128
+    bytes, swizzled by 16-byte chunk over 8-line atoms. A is always K-major, and so is B of any
+    type but fp16 and bf16: only those may be transposed by the instruction. A 16-bit B is
+    N-major, in atoms of 64 columns: each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte
+    swizzle); atoms for the next 8 k-rows follow (SBO = 1 KB), atoms for the next 64 columns
+    come after all the k-rows (LBO = K * 128 bytes)."""
 
     op_idx: int
     rows: int
     cols: int
-    vec: int = 8  # elements in a 16-byte chunk: runs of these are stored at once
+    bits: int = 16
 
     @property
-    def row_bytes(self) -> int:  # A's rows
-        return 2 * self.cols
+    def k_major(self) -> bool:
+        return self.op_idx == 0 or self.bits != 16
+
+    @property
+    def vec(self) -> int:  # elements in a 16-byte chunk: runs of these are stored at once
+        return 128 // self.bits
+
+    @property
+    def row_bytes(self) -> int:  # a K-major line: K elements
+        return (self.cols if self.op_idx == 0 else self.rows) * self.bits // 8
 
     @property
     def per_phase(self) -> int:
@@ -124,12 +134,12 @@ class WgmmaOperand:
 
     @property
     def bytes(self) -> int:
-        return self.rows * self.cols * 2
+        return self.rows * self.cols * self.bits // 8
 
     def descriptor_bits(self) -> int:
         """The fixed fields of the 64-bit matrix descriptor: the leading and stride byte offsets
         and the swizzle mode (the start address is ORed in per operand)."""
-        if self.op_idx == 0:
+        if self.k_major:
             lbo, sbo, mode = 16, 8 * self.row_bytes, {128: 1, 64: 2, 32: 3}[self.row_bytes]
         else:
             lbo, sbo, mode = self.rows * 128, 1024, 1
@@ -141,7 +151,8 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     stores and `ldmatrix` (or, for wgmma, the layout it reads), or None for the generic path."""
     src, dst = op.operands[0], op.result
     if isinstance(dst.layout, SharedOperandLayout):
-        return WgmmaOperand(dst.layout.op_idx, *src.shape) if isinstance(src.layout, BlockedLayout) else None
+        blocked = isinstance(src.layout, BlockedLayout)
+        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits) if blocked else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
     if src.dtype.bits != 16 or src.layout.order[0] != 1 or dst.layout.k_width != 2:
@@ -159,7 +170,7 @@ def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
     name = op.name
     if name == "convert_layout" and isinstance(op.result.layout, SharedOperandLayout):
-        return (op.result.type.numel * 2 + 1023) // 1024 * 1024  # a wgmma operand: whole 1 KB atoms
+        return (op.result.type.numel * op.result.dtype.itemsize + 1023) // 1024 * 1024  # a wgmma operand: 1 KB atoms
     if name in MOVES:
         src = op.operands[0]
         if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,

@@ -112,36 +112,72 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
 # register: fp16 and bf16 two (m16n8k16), tf32 one (m16n8k8: the fp32 operands of a "tf32" dot).
 MMA_K_WIDTH = {"fp16": 2, "bf16": 2, "tf32": 1}
 
+# The operand types of the tensor cores by their PTX names: wgmma (sm_90a) multiplies all of them
+# (e4m3 may meet e5m2), mma.sync those above. A wgmma takes 32 bytes of K: k16 for 16-bit
+# types, k32 for fp8, k8 for tf32.
+PTX_TYPES = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
 
-def mma_operand_type(dot: ir.Op) -> str | None:
-    """The tensor cores' name for the type a dot multiplies, or None if they have none for it."""
-    a = dot.operands[0]
-    if a.dtype.is_fp32():
+
+def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
+    """The tensor cores' name for the type of operand `index` of a dot, or None if they have none."""
+    x = dot.operands[index]
+    if x.dtype.is_fp32():
         return "tf32" if dot.attrs["input_precision"] == "tf32" else None
-    return a.dtype.name if a.dtype.name in MMA_K_WIDTH else None
+    return x.dtype.name if x.dtype.name in PTX_TYPES else None
+
+
+def wgmma_fits(dot: ir.Op, num_warps: int) -> bool:
+    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; each
+    operand's rows of K in one swizzle atom (32, 64 or 128 bytes); N up to 256, in whole 64-column
+    atoms where B may stay N-major (16-bit types), else in 8-row groups (`geometry.WgmmaOperand`)."""
+    a, b, acc = dot.operands
+    m, n = acc.shape
+    bits = a.dtype.bits
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % (64 if bits == 16 else 8) == 0 \
+        and a.shape[1] * bits // 8 in (32, 64, 128)
 
 
 def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
-    16-bit operands stay in shared memory for `wgmma`; elsewhere, and for tf32, they go to
-    registers for mma.sync."""
+    operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync
+    (fp8 after `upcast_fp8_operands`)."""
     a, b, acc = dot.operands
     kind = mma_operand_type(dot)
-    if kind is None or acc.dtype != ir.float32 or len(acc.shape) != 2:
+    if kind is None or mma_operand_type(dot, 1) is None or acc.dtype != ir.float32 or len(acc.shape) != 2:
         return None
-    k_width = MMA_K_WIDTH[kind]
-    m, n = acc.shape
-    if m % 16 or n % 8 or a.shape[1] % (8 * k_width):
-        return None
-    if arch == "sm_90a" and k_width == 2 and num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n % 64 == 0 \
-            and n <= 256 and a.shape[1] in (16, 32, 64):
+    if arch == "sm_90a" and wgmma_fits(dot, num_warps):
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
         return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
+    k_width = MMA_K_WIDTH.get(kind)
+    m, n = acc.shape
+    if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):
+        return None
     warps_m, warps_n = mma_warps(m, n, num_warps)
     if m < 16 * warps_m or n < 8 * warps_n:
         return None  # warps would hold copies of each other's tiles: use the FMA path
     mma = MmaLayout((warps_m, warps_n))
     return DotOperandLayout(0, mma, k_width), DotOperandLayout(1, mma, k_width), mma
+
+
+# --8<-- [start:upcast]
+def upcast_fp8_operands(block: ir.Block, num_warps: int, arch: str) -> None:
+    """A dot of e4m3 / e5m2 operands that wgmma does not take (before sm_90a, or a shape it does
+    not fit) multiplies their fp16 values instead, exactly (every such number is an fp16), as
+    Triton decomposes it. The casts go just before the dot, so they run in the layout the loads
+    made (once per element: an mma operand layout holds copies) and the fp16 operands then take
+    the 16-byte-store and ldmatrix path to mma.sync."""
+    made = ir.Builder()
+    for op in list(block.ops):
+        for region in op.regions:
+            upcast_fp8_operands(region, num_warps, arch)
+        if op.name == "dot" and op.operands[0].dtype.is_fp8():
+            layouts = mma_layouts(op, num_warps, arch)
+            if not (layouts and isinstance(layouts[0], SharedOperandLayout)):
+                made.loc = op.loc
+                op.operands[:2] = [made.value("cast", [x], dtype=ir.float16) for x in op.operands[:2]]
+        made.block.ops.append(op)
+    block.ops = made.block.ops
+# --8<-- [end:upcast]
 # --8<-- [end:mma]
 
 
@@ -429,6 +465,7 @@ class LayoutAssignment:
 # --8<-- [start:assign]
 def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None, arch: str = "sm_80") -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
+    upcast_fp8_operands(fn.body, num_warps, arch)
     assignment = LayoutAssignment(fn, num_warps, vectors, arch)
     assignment.decide_block(fn.body)
     assignment.rewrite_block(fn.body)

@@ -16,7 +16,8 @@ each iteration waits for its global loads before the tensor cores can start. Thi
         async_commit
 
 so global memory is read `S - 1` iterations before it is needed, by `cp.async`, while the tensor
-cores work. What may be pipelined: a load used only by a conversion to an mma operand, or the
+cores work. What may be pipelined: a load used only by a conversion to an mma operand (whose buffer
+takes the tile's rows as they are: not wgmma's K-major B of fp8, nor tf32 operands), or the
 two 32-bit operands of a dot on CUDA cores (which then reads them from their rings at each step of
 k, instead of staging them itself), whose pointers and mask come from the loop's index and carried
 values by side-effect-free arithmetic, with `other` absent or zero (cp.async fills masked elements
@@ -58,13 +59,19 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
         user = used_by[0]
         if user.name == "convert_layout":
             shared = ldmatrix_operand(user)
-            if shared is not None and _run(op.operands[0]) >= 2:  # cp.async copies 4 bytes or more
-                found.append((op, user, shared))
+            if shared is not None and _copies_rows(shared) and _run(op.operands[0]) * op.result.dtype.itemsize >= 4:
+                found.append((op, user, shared))  # cp.async copies 4 bytes or more
         elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
             shared = _fma_ring(user, user.operands.index(op.result))
             if shared is not None:
                 fma.setdefault(id(user), []).append((op, user, shared))
     return found + [pair for pairs in fma.values() if len(pairs) == 2 for pair in pairs]
+
+
+def _copies_rows(shared) -> bool:
+    """Whether cp.async can fill this operand layout: it copies runs of a row as they are, so not
+    into a K-major B (whose lines are columns) nor a tf32 operand (rounded in registers first)."""
+    return not isinstance(shared, WgmmaOperand) or shared.bits != 32 and (shared.op_idx == 0 or not shared.k_major)
 
 
 def _fma_ring(dot: ir.Op, op_idx: int):
