@@ -167,7 +167,7 @@ def test_one_side_or_no_side_scaled(device, scales):
 
 def test_scale_extremes_round_as_the_upcast_does(device):
     """Scales from 0 (a factor of 0 in bf16) to 254 (products past bf16's range are infinite), and
-    the fp16 upcast, where 2**(s - 127) rounds to 0 below 2**-25 and is infinite from 2**16."""
+    the fp16 upcast, where 2**(s - 127) rounds to 0 from 2**-25 down and is infinite from 2**16."""
     for a_format, b_format in (("e5m2", "bf16"), ("e5m2", "fp16")):
         a, a_scale, b, _, acc = case(3, a_format, b_format, scales=(True, False), scale_range=(90, 200))
         a_scale[:, 0] = [0, 1, 200, 103, 104, 142, 143, 127, 126, 100] * 5

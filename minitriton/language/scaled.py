@@ -137,8 +137,8 @@ def _scale(scale, side: str, rows: int, k: int) -> Value | None:
 def _scaled(x: Value, scale: Value | None, fast_math, rhs: bool) -> Value:
     """x (lhs [..., M, K] or rhs [..., K, N], of bf16 or fp16) times 2**(scale - 127), each scale
     spread over its 32 elements of K (a 2-D scale serves every batch of a 3-D operand).
-    2**(s - 127) is s in a bf16's (or fp32's) exponent field: exact in bf16, rounded to fp16 (0
-    below 2**-25, infinity past 65504). The code 0xFF (infinity there) becomes NaN,
+    2**(s - 127) is s in a bf16's (or fp32's) exponent field: exact in bf16, rounded to fp16 (0 from
+    2**-25 down, infinity from 2**16 up). The code 0xFF (infinity there) becomes NaN,
     unless `fast_math`."""
     if scale is None:
         return x
