@@ -20,7 +20,7 @@ LAYERS = [
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
         "language.semantic", "language.extern", "language.core", "language.aggregate", "language.blocks",
-        "language.memory", "language.reduction", "language.debug", "language.shapes", "language.elementwise",
+        "language.memory", "language.reduction", "language.debug", "language.shapes", "language.scaled", "language.elementwise",
         "language.extra.*", "specialize", "kernel",
         "cache"]),
     ("frontend and interpreter", ["frontend.*", "interpreter"]),

@@ -4,7 +4,7 @@ Chapter: 02-frontend.
 
 - `core`: tensors, constexprs, dtypes, and the builtins on values (arithmetic, math, shapes, dot);
 - `memory`: load, store, atomics; `reduction`: reductions and scans; `debug`: hints, prints, asserts;
-- `shapes`: join, split, cat, gather, histogram; `elementwise`: inline PTX and mapped scalar functions;
+- `shapes`: join, split, cat, gather, histogram; `scaled`: dot_scaled, made of upcasts and a dot; `elementwise`: inline PTX and mapped scalar functions;
 - `aggregate`: values made of values (tuples...), taken apart where regions need flat values;
 - `blocks`: block pointers and tensor descriptors, and the tiles of pointers they stand for;
 - `semantic`: the typing rules behind them all;
@@ -26,5 +26,6 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
                      randn4x, uint_to_uniform_float)
 from .reduction import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, prod, reduce,  # noqa: F401
                         reduce_and, reduce_or, sum, xor_sum)
+from .scaled import dot_scaled  # noqa: F401
 from .shapes import cat, gather, histogram, join, split  # noqa: F401
 from .standard import flip, interleave, sigmoid, softmax, sort, swizzle2d, topk  # noqa: F401
