@@ -577,7 +577,7 @@ def test_descriptor_scatter(dtype, device):
     out = aligned((M, 48), dtype, 55)  # rows of 48, of which the descriptor's array is the first N
     array = device.array(out)
     desc = TensorDescriptor(array, [M, N], [48, 1], [1, width])
-    scatter_kernel[(R // 16,)](desc, values, rows, y, BLOCK_R=16)
+    scatter_kernel[(R // 16,)](desc, device.array(values), device.array(rows), y, BLOCK_R=16)
     expected = np.full((M, 48), 55, dtype)
     for i, row in enumerate(rows):
         if 0 <= row < M:

@@ -149,6 +149,9 @@ PAIRS = [pytest.param("e2m1", "e4m3", marks=SM89), pytest.param("e4m3", "e5m2", 
          ("bf16", "fp16"), ("e5m2", "fp16")]
 
 
+# Scales up to 2**23 make sums that cancel: the GPU's order of addition and the interpreter's
+# differ by fp32's error on the terms' sizes, which `check` bounds; the cuda cases run the GPU.
+@pytest.mark.no_gpu_diff
 @pytest.mark.parametrize("a_format, b_format", PAIRS)
 def test_formats(device, a_format, b_format):
     """Every pair of formats, both sides scaled, over a K loop whose last block is half masked."""
