@@ -21,7 +21,7 @@ from minitriton.errors import LaunchError
 from minitriton.examples.tutorials import matmul_kernel, softmax_kernel
 from minitriton.kernel import CompiledKernel, GPUTarget, KernelMetadata
 from minitriton.runtime import driver as runtime_driver
-from minitriton.runtime.driver import INTERPRETER_TARGET
+from minitriton.kernel import INTERPRETER_TARGET
 
 needs_ptxas = pytest.mark.skipif(ptx.ptxas_path() is None, reason="ptxas is not installed here")
 OK = cuda.CUresult.CUDA_SUCCESS

@@ -84,6 +84,8 @@ def _source_lines(fn) -> tuple[list[str], int]:
 class KernelFunction:
     """A Python function the frontend compiles: a kernel, or a helper kernels call (inlined)."""
 
+    do_not_specialize: frozenset[str] = frozenset()  # a kernel's parameters compiled for no value (@jit's)
+
     def __init__(self, fn: Callable):
         self.fn = fn
         self.signature = inspect.signature(fn)
