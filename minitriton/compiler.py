@@ -99,11 +99,11 @@ def compile(src: ASTSource, target: GPUTarget | str | None = None,
 def _options(options: Options | dict | None) -> Options:
     if isinstance(options, Options):
         return options
-    try:
-        return launch_options(**(options or {}))
-    except TypeError:
-        known = ", ".join(f.name for f in Options.__dataclass_fields__.values() if f.name != "target")
-        raise LaunchError(f"compile(options={options!r}): minitriton's compile options are {known}") from None
+    known = [name for name in Options.__dataclass_fields__ if name != "target"]
+    if unknown := sorted(set(options or {}) - set(known)):
+        raise LaunchError(f"compile(options=...): {', '.join(unknown)}: minitriton's compile options are "
+                          f"{', '.join(known)}")
+    return launch_options(**(options or {}))
 
 
 def dump(kernel: CompiledKernel) -> None:
