@@ -4,9 +4,11 @@ from . import language, testing, tools  # noqa: F401,E402
 from .allocation import set_allocator  # noqa: F401,E402
 from .errors import CompilationError, InterpreterError, LaunchError, OutOfResources, TritonError  # noqa: F401,E402
 from .jit import JITFunction, KernelInterface, jit  # noqa: F401,E402
+from .language.core import constexpr_function  # noqa: F401,E402
+from .compiler import compile  # noqa: F401,E402  (Triton's triton.compile: compile without launching)
 from .dtypes import TensorWrapper, reinterpret  # noqa: F401,E402
 from .autotune import Config, autotune, heuristics  # noqa: F401,E402
-from . import runtime  # noqa: F401,E402
+from . import knobs, runtime  # noqa: F401,E402
 
 
 def cdiv(x: int, y: int) -> int:

@@ -27,9 +27,12 @@ from .jit import JITFunction, KernelInterface, interpreting
 from .testing import do_bench
 
 
+PRINT_AUTOTUNING = "MINITRITON_PRINT_AUTOTUNING"  # `triton.knobs.autotuning.print`
+
+
 def printing() -> bool:
     """MINITRITON_PRINT_AUTOTUNING=1 shows each config's time or failure, and the choice."""
-    return os.environ.get("MINITRITON_PRINT_AUTOTUNING", "0") not in ("", "0")
+    return os.environ.get(PRINT_AUTOTUNING, "0") not in ("", "0")
 
 
 class AutotuneError(TritonError, RuntimeError):

@@ -44,9 +44,12 @@ class Artifacts:
 
 
 # --8<-- [start:settings]
+CACHE_DIR = "MINITRITON_CACHE_DIR"  # the variable that moves the cache (`triton.knobs.cache.dir`)
+
+
 def cache_dir() -> Path:
     """Where entries live: `MINITRITON_CACHE_DIR`, else the user's cache directory."""
-    if explicit := os.environ.get("MINITRITON_CACHE_DIR"):
+    if explicit := os.environ.get(CACHE_DIR):
         return Path(explicit)
     user_cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(user_cache) / "minitriton"

@@ -19,6 +19,7 @@ import numpy as np
 
 from .dtypes import FACTS, TensorWrapper, dtype_of_array
 from .errors import LaunchError, OutOfResources
+from .kernel import INTERPRETER_TARGET, GPUTarget, interpreting
 
 
 def _cuda():
@@ -72,6 +73,16 @@ def is_available() -> bool:
         return check(cuda.cuDeviceGetCount(), "cuDeviceGetCount") > 0
     except Exception:  # no driver library, no device, or a broken install: all mean "no GPU here"
         return False
+
+
+def current_target() -> GPUTarget | None:
+    """What a compile that names no target is for (Triton's `driver.active.get_current_target()`):
+    the current GPU; without one, under MINITRITON_INTERPRET=1, the interpreter's stand-in
+    `INTERPRETER_TARGET`; else None, and the caller says what is missing."""
+    if is_available():
+        properties = device_properties()
+        return GPUTarget("cuda", properties.capability, properties.warp_size)
+    return INTERPRETER_TARGET if interpreting() else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -84,13 +84,49 @@ class DType:
     def int_bitwidth(self) -> int:
         return self.bits
 
+    def is_int1(self) -> bool: return self.name == "int1"
+    def is_int8(self) -> bool: return self.name == "int8"
+    def is_int16(self) -> bool: return self.name == "int16"
+    def is_uint8(self) -> bool: return self.name == "uint8"
+    def is_uint16(self) -> bool: return self.name == "uint16"
+    def is_uint32(self) -> bool: return self.name == "uint32"
+    def is_uint64(self) -> bool: return self.name == "uint64"
+
+    @staticmethod
+    def is_dtype(name: str) -> bool:
+        """Whether `name` is a scalar dtype's (`"fp32"`, `"int8"`)."""
+        return name in SCALAR_DTYPES
+
+    # A float's encoding, as Triton's float dtypes have it (another type has no such attribute).
     @property
     def fp_mantissa_width(self) -> int:
-        return FORMATS[self.name].mantissa
+        return self._format("fp_mantissa_width").mantissa
 
     @property
     def exponent_bias(self) -> int:
-        return FORMATS[self.name].bias
+        return self._format("exponent_bias").bias
+
+    def _format(self, attribute: str) -> FloatFormat:
+        if self.name not in FORMATS:
+            raise AttributeError(f"{self.name} is not a float type: it has no {attribute}")
+        return FORMATS[self.name]
+
+    def get_int_max_value(self) -> int:
+        """The largest value of an integer type (int1: 1, as an unsigned bit)."""
+        assert self.is_int(), f"{self.name} is not an integer type"
+        return (1 << (self.bits - (self.kind == "int" and self.bits > 1))) - 1
+
+    def get_int_min_value(self) -> int:
+        assert self.is_int(), f"{self.name} is not an integer type"
+        return -(1 << (self.bits - 1)) if self.kind == "int" and self.bits > 1 else 0
+
+    def codegen_name(self) -> str:
+        """Its name in `tl`: `float32`, `bfloat16`, `int8`."""
+        return self.facts.language
+
+    @property
+    def cache_key_part(self) -> str:
+        return self.name
 
     @property
     def stored_as_bits(self) -> bool:
@@ -210,6 +246,11 @@ POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr
 
 FACTS = {row.dtype.name: row for row in TABLE}  # by Triton's dtype name
 SCALAR_DTYPES = {row.dtype.name: row.dtype for row in TABLE}
+# Triton's lists of the names of each kind (the boolean counts as unsigned, as Triton has it)
+DType.SINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "int" and d.bits > 1]
+DType.UINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "uint" or d.bits == 1]
+DType.FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "float"]
+DType.STANDARD_FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_standard_floating()]
 _BY_SIGNATURE = {row.signature: row.dtype for row in TABLE}
 _BY_TYPESTR = {row.typestr: row.dtype for row in TABLE if row.typestr}
 _BY_LANGUAGE = {row.language: row.dtype for row in TABLE}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import re
-import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -21,25 +20,9 @@ from . import compiler, launcher
 from .dtypes import DType
 from .errors import CompilationError, LaunchError
 from .frontend import KernelFunction
-from .kernel import Options, grid3
+from .kernel import INTERPRET_VARIABLES, Options, grid3, interpreting, launch_options
 from .language.core import constexpr_value
 from .specialize import MISSING, launch_key, plain_key, runtime_values, specialize
-
-# os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
-# value on every call, a tenth of a launch's host time
-_ENVIRON = getattr(os.environ, "_data", None)
-_INTERPRET = ("MINITRITON_INTERPRET", "TRITON_INTERPRET")  # the C binder reads them too
-_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k for k in _INTERPRET)
-_OFF = (None, "", "0", b"", b"0")
-
-
-def interpreting() -> bool:
-    """MINITRITON_INTERPRET=1 (or Triton's TRITON_INTERPRET=1, when ours is not set) runs kernels in
-    the numpy interpreter; read at every launch."""
-    environ = _ENVIRON if _ENVIRON is not None else os.environ
-    ours = environ.get(_KEYS[0])
-    return (ours if ours is not None else environ.get(_KEYS[1])) not in _OFF
-
 
 # --8<-- [start:launch-options]
 # What a launch may say besides the arguments, and the defaults: Triton's launch options (the
@@ -111,7 +94,7 @@ class JITFunction(KernelFunction, KernelInterface):
         self._binder = launcher.compiled_launcher()[0].Binder(
             fast, tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
             tuple(MISSING if p.default is p.empty else p.default for p in params), tuple(options),
-            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *_INTERPRET)
+            tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *INTERPRET_VARIABLES)
         return self._binder
 
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
@@ -155,7 +138,8 @@ class JITFunction(KernelFunction, KernelInterface):
         if kernel is None:
             name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
             try:
-                kernel = compiler.compile(self, dict(specs), dict(constexprs), options, name)
+                kernel = compiler.compile(compiler.ASTSource(self, dict(specs), dict(constexprs), name=name),
+                                          target=backend, options=options)
             except CompilationError as e:
                 # The message points at the kernel's own line; the compiler's frames would only hide it.
                 raise e.with_traceback(None)
@@ -287,24 +271,6 @@ launcher.when_launcher_loads(_install_compiled_subscript)
 def _one_cta(num_ctas) -> None:
     raise LaunchError(f"num_ctas={num_ctas!r}: minitriton launches one thread block per program "
                       "(thread block clusters are not supported); leave num_ctas out or pass 1")
-
-
-def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
-                   launch_pdl=False) -> Options:
-    """The launch options, checked, as the compiler takes them (the target is the JIT's to fill)."""
-    if not _whole(num_warps) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
-        raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
-    if not _whole(num_stages) or num_stages < 0:
-        raise LaunchError(f"num_stages must be an int (0 or 1: no pipelining), got {num_stages!r}")
-    if maxnreg is not None and (not _whole(maxnreg) or maxnreg < 1):
-        raise LaunchError(f"maxnreg must be a positive int (registers per thread) or None, got {maxnreg!r}")
-    return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
-                   maxnreg=None if maxnreg is None else int(maxnreg),
-                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
-
-
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _hashable(value):

@@ -12,6 +12,7 @@ Chapter: 01-introduction (the kernel a launch returns), 09-ptx-driver-cache (han
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -20,6 +21,21 @@ from . import specialize
 from .errors import LaunchError
 
 WARP_SIZE = 32
+
+# os.environ's own dictionary, read directly: `os.environ.get` encodes the name and decodes the
+# value on every call, a tenth of a launch's host time
+_ENVIRON = getattr(os.environ, "_data", None)
+INTERPRET_VARIABLES = ("MINITRITON_INTERPRET", "TRITON_INTERPRET")  # the C binder reads them too
+_KEYS = tuple(os.environ.encodekey(k) if _ENVIRON is not None else k for k in INTERPRET_VARIABLES)
+_OFF = (None, "", "0", b"", b"0")
+
+
+def interpreting() -> bool:
+    """MINITRITON_INTERPRET=1 (or Triton's TRITON_INTERPRET=1, when ours is not set) runs kernels in
+    the numpy interpreter; read at every launch."""
+    environ = _ENVIRON if _ENVIRON is not None else os.environ
+    ours = environ.get(_KEYS[0])
+    return (ours if ours is not None else environ.get(_KEYS[1])) not in _OFF
 
 
 # --8<-- [start:options]
@@ -41,6 +57,24 @@ class Options:
 # --8<-- [end:options]
 
 
+def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
+                   launch_pdl=False) -> Options:
+    """The launch options, checked, as the compiler takes them (the target is the caller's to fill)."""
+    if not _whole(num_warps) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
+        raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
+    if not _whole(num_stages) or num_stages < 0:
+        raise LaunchError(f"num_stages must be an int (0 or 1: no pipelining), got {num_stages!r}")
+    if maxnreg is not None and (not _whole(maxnreg) or maxnreg < 1):
+        raise LaunchError(f"maxnreg must be a positive int (registers per thread) or None, got {maxnreg!r}")
+    return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
+                   maxnreg=None if maxnreg is None else int(maxnreg),
+                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class GPUTarget:
     """What a kernel is compiled for, as Triton names it: `GPUTarget("cuda", 90, 32)`."""
@@ -48,6 +82,20 @@ class GPUTarget:
     backend: str
     arch: int | str  # the compute capability as one number (90 for sm_90)
     warp_size: int
+
+    @property
+    def cuda_arch(self) -> str:
+        """The arch the code is for, as Triton names it: from Hopper on, the arch's own
+        instructions (`sm_90a`: wgmma) are used, so the name takes the `a`."""
+        if self.backend != "cuda" or not isinstance(self.arch, int):
+            raise LaunchError(f"{self}: minitriton compiles for NVIDIA GPUs only, GPUTarget(\"cuda\", 90, 32) say")
+        return f"sm_{self.arch}{'a' if self.arch >= 90 else ''}"
+
+
+# What the interpreter reports as its target on a machine without a GPU: it runs Triton's CUDA
+# semantics, so host code that picks its configurations by target (`is_cuda()`) takes the CUDA
+# path, and the arch is the oldest minitriton compiles for.
+INTERPRETER_TARGET = GPUTarget("cuda", 80, WARP_SIZE)
 
 
 # --8<-- [start:metadata]

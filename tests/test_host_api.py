@@ -5,6 +5,7 @@ The CUDA driver is replaced by a fake that answers device attributes, loads noth
 launches, so every path a GPU takes is exercised here; GPU runs of the same are in test_gpu.py.
 """
 import functools
+import os
 import sys
 import types
 
@@ -21,7 +22,8 @@ from minitriton.errors import LaunchError
 from minitriton.examples.tutorials import matmul_kernel, softmax_kernel
 from minitriton.kernel import CompiledKernel, GPUTarget, KernelMetadata
 from minitriton.runtime import driver as runtime_driver
-from minitriton.runtime.driver import INTERPRETER_TARGET
+from minitriton.frontend.source import dependency_sources
+from minitriton.kernel import INTERPRETER_TARGET, interpreting
 
 needs_ptxas = pytest.mark.skipif(ptx.ptxas_path() is None, reason="ptxas is not installed here")
 OK = cuda.CUresult.CUDA_SUCCESS
@@ -406,3 +408,179 @@ def test_a_config_with_clusters_fails_clearly_and_ir_override_is_refused(monkeyp
         failures["BLOCK: 8, num_warps: 4, num_stages: 3, num_ctas: 2"]
     with pytest.raises(ValueError, match="cannot take IR from a file"):
         triton.Config({}, ir_override="kernel.ttgir")
+
+
+# -- triton.compile: a kernel compiled for a signature, without launching it ----------------------
+
+@triton.jit
+def shift_kernel(x_ptr, out_ptr, n, shift, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + shift, mask=offs < n)
+
+
+SHIFT_SIGNATURE = {"BLOCK": "constexpr", "shift": "fp32", "n": "i32", "out_ptr": "*fp32", "x_ptr": "*fp32"}
+ALIGNED = {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}
+
+
+def test_compile_gives_what_the_first_launch_compiles(monkeypatch):
+    """The same specialization, by signature and by a launch's arguments, compiles to the same
+    PTX, whatever order the signature names the parameters in (the kernel's own order counts)."""
+    monkeypatch.delenv("MINITRITON_INTERPRET", raising=False)
+    source = triton.compiler.ASTSource(shift_kernel, SHIFT_SIGNATURE, constexprs={"BLOCK": 64}, attrs=ALIGNED)
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 2})
+    x, out = np.zeros(100, np.float32), np.zeros(100, np.float32)
+    assert x.ctypes.data % 16 == 0 and out.ctypes.data % 16 == 0
+    launched = shift_kernel.warmup(x, out, 99, 0.5, BLOCK=64, num_warps=2, grid=(1,), target="sm_90a")
+    assert compiled.asm["ptx"] == launched.asm["ptx"]
+    assert ".target sm_90a" in compiled.asm["ptx"]
+    assert compiled.runtime_args == ["x_ptr", "out_ptr", "n", "shift"]
+    assert compiled.metadata.num_warps == 2 and compiled.metadata.target == GPUTarget("cuda", 90, 32)
+    unaligned = triton.compile(triton.compiler.ASTSource(shift_kernel, SHIFT_SIGNATURE, {"BLOCK": 64}),
+                               target=GPUTarget("cuda", 90, 32), options={"num_warps": 2})
+    assert compiled.asm["ttir"].count("divisibility=16") == 2  # the attrs: both pointers aligned
+    assert "divisibility" not in unaligned.asm["ttir"]
+
+
+@pytest.mark.parametrize("capability, arch", [(80, "sm_80"), (90, "sm_90a"), (100, "sm_100a")])
+def test_compile_names_the_arch_as_triton_does(capability, arch):
+    source = triton.compiler.ASTSource(shift_kernel, SHIFT_SIGNATURE, constexprs={"BLOCK": 32})
+    compiled = triton.compile(source, target=GPUTarget("cuda", capability, 32))
+    assert f".target {arch}\n" in compiled.asm["ptx"] and compiled.metadata.arch == arch
+
+
+def test_compile_without_a_target_is_for_the_current_one(no_gpu, monkeypatch):
+    source = triton.compiler.ASTSource(shift_kernel, SHIFT_SIGNATURE, constexprs={"BLOCK": 32})
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")  # no GPU: the interpreter's stand-in, sm_80
+    assert ".target sm_80\n" in triton.compile(source).asm["ptx"]
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    with pytest.raises(LaunchError, match="no NVIDIA GPU"):
+        triton.compile(source)
+
+
+@pytest.mark.parametrize("signature, target, options, error, words", [
+    ({**SHIFT_SIGNATURE, "n": "int"}, GPUTarget("cuda", 90, 32), None, TypeError, "parameter `n`: unknown type"),
+    ({1: "i32"}, GPUTarget("cuda", 90, 32), None, TypeError, "signature keys"),
+    (SHIFT_SIGNATURE, GPUTarget("hip", "gfx942", 64), None, LaunchError, "NVIDIA GPUs only"),
+    (SHIFT_SIGNATURE, GPUTarget("cuda", 90, 32), {"enable_fp_fusion": False}, LaunchError, "compile options are"),
+    (SHIFT_SIGNATURE, GPUTarget("cuda", 90, 32), {"num_warps": 3}, LaunchError, "power of two"),
+])
+def test_compile_refuses_what_it_cannot_do(signature, target, options, error, words):
+    with pytest.raises(error, match=words):
+        triton.compile(triton.compiler.ASTSource(shift_kernel, signature, {"BLOCK": 32}), target=target,
+                       options=options)
+
+
+def test_compile_reports_a_kernels_mistake_at_its_line():
+    @triton.jit
+    def wrong(x_ptr):
+        tl.store(x_ptr + tl.arange(0, 12), 1.0)
+
+    with pytest.raises(triton.CompilationError, match=r"test_host_api.py:\d+:\d+ in wrong\(\).*power of 2"):
+        triton.compile(triton.compiler.ASTSource(wrong, {"x_ptr": "*fp32"}), target=GPUTarget("cuda", 80, 32))
+
+
+def test_a_constexpr_that_is_not_specialized_is_refused(monkeypatch):
+    @triton.jit(do_not_specialize=["N"])
+    def kernel(x_ptr, N: tl.constexpr):
+        tl.store(x_ptr, N)
+
+    words = "N marked as constexpr and listed in do_not_specialize"
+    with pytest.raises(triton.CompilationError, match=words):
+        triton.compile(triton.compiler.ASTSource(kernel, {"x_ptr": "*i32"}, {"N": 5}), target=GPUTarget("cuda", 80, 32))
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    with pytest.raises(triton.CompilationError, match=words):
+        kernel[(1,)](np.zeros(1, np.int32), 5)
+
+
+# -- triton.knobs: views of the variables minitriton reads ---------------------------------------
+
+def test_knobs_read_and_set_minitritons_variables(monkeypatch, tmp_path):
+    from minitriton import cache, knobs
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path / "before"))
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    with knobs.cache.scope(), knobs.runtime.scope():
+        assert knobs.cache.dir == str(tmp_path / "before") and knobs.runtime.interpret
+        knobs.cache.dir = str(tmp_path / "moved")
+        knobs.runtime.interpret = False
+        assert cache.cache_dir() == tmp_path / "moved" and not interpreting()
+        assert knobs.cache.knobs == {"dir": str(tmp_path / "moved")}
+        knobs.cache.dir = None  # unset: the user's cache directory
+        assert cache.cache_dir() != tmp_path / "moved" and "MINITRITON_CACHE_DIR" not in os.environ
+    assert cache.cache_dir() == tmp_path / "before" and knobs.runtime.interpret  # as they were
+
+
+def test_the_autotuning_knob_prints_the_choice(monkeypatch, capsys):
+    from minitriton import knobs
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    monkeypatch.delenv("MINITRITON_PRINT_AUTOTUNING", raising=False)
+
+    @triton.autotune([triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})], key=["n"])
+    @triton.jit
+    def tuned(x_ptr, out_ptr, n, shift, BLOCK: tl.constexpr):
+        shift_kernel(x_ptr, out_ptr, n, shift, BLOCK)
+
+    with knobs.autotuning.scope():
+        knobs.autotuning.print = True
+        x, out = np.arange(40, dtype=np.float32), np.full(40, np.nan, np.float32)
+        tuned[lambda meta: (triton.cdiv(40, meta["BLOCK"]),)](x, out, 40, 1.5)
+    np.testing.assert_array_equal(out, x + 1.5)
+    printed = capsys.readouterr()
+    assert "BLOCK" in printed.out + printed.err and not knobs.autotuning.print
+
+
+# -- triton.constexpr_function and the dtypes' attributes -----------------------------------------
+
+@triton.constexpr_function
+def block_for(n, dtype):
+    """The smallest power of two holding n elements, but at least 128 bytes of `dtype`."""
+    return max(triton.next_power_of_2(n), 1024 // dtype.primitive_bitwidth)
+
+
+@triton.jit
+def fill_kernel(out_ptr, n, N: tl.constexpr, DTYPE: tl.constexpr):
+    BLOCK: tl.constexpr = block_for(N, DTYPE)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.full((BLOCK,), BLOCK, DTYPE), mask=offs < n)
+
+
+@pytest.mark.parametrize("n, dtype, np_dtype, block", [(5, tl.int32, np.int32, 32), (100, tl.float16, np.float16, 128),
+                                                        (3, tl.int8, np.int8, 128)])
+def test_a_constexpr_function_runs_while_the_kernel_compiles(n, dtype, np_dtype, block, monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    out = np.full(block + 7, -1, np_dtype)
+    fill_kernel[(1,)](out, out.size, N=n, DTYPE=dtype)
+    np.testing.assert_array_equal(out, np.where(np.arange(out.size) < block, block, -1).astype(np_dtype))
+    assert block_for(n, dtype) == block  # from host code, the function itself
+    assert any("def block_for" in s for s in dependency_sources(fill_kernel))  # its source keys the cache
+
+
+def test_a_constexpr_function_takes_no_tensors(monkeypatch):
+    @triton.jit
+    def kernel(x_ptr):
+        tl.store(x_ptr, block_for(tl.load(x_ptr), tl.int32))
+
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    with pytest.raises(triton.CompilationError, match="cannot call `block_for` with tensor arguments"):
+        kernel[(1,)](np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.float32, tl.float64])
+def test_float_dtypes_describe_their_encoding_as_numpy_does(dtype):
+    info = np.finfo(dtype.np)
+    assert dtype.fp_mantissa_width == info.nmant and dtype.exponent_bias == info.maxexp - 1
+    assert dtype.primitive_bitwidth == info.bits and dtype.codegen_name() == f"float{info.bits}"
+
+
+@pytest.mark.parametrize("dtype", [tl.int8, tl.int16, tl.int32, tl.int64, tl.uint8, tl.uint16, tl.uint32, tl.uint64])
+def test_integer_dtypes_know_their_range(dtype):
+    info = np.iinfo(dtype.np)
+    assert (dtype.get_int_min_value(), dtype.get_int_max_value()) == (info.min, info.max)
+    assert not hasattr(dtype, "fp_mantissa_width") and dtype.name in tl.dtype.SINT_TYPES + tl.dtype.UINT_TYPES
+
+
+def test_dtype_name_lists_are_tritons():
+    assert tl.dtype.SINT_TYPES == ["int8", "int16", "int32", "int64"]
+    assert sorted(tl.dtype.UINT_TYPES) == ["int1", "uint16", "uint32", "uint64", "uint8"]
+    assert tl.dtype.STANDARD_FP_TYPES == ["fp16", "bf16", "fp32", "fp64"]
+    assert len(tl.dtype.FP_TYPES) == 9 and all(tl.dtype(n).is_floating() for n in tl.dtype.FP_TYPES)
+    assert tl.float8e4nv.fp_mantissa_width == 3 and tl.float8e4nv.exponent_bias == 7 and tl.int1.get_int_max_value() == 1

@@ -35,7 +35,7 @@ LAYERS = [
     ("the JIT", ["jit"]),
     ("written in the language, and the JIT's tools", ["language.standard", "language.random", "language.math",
                                                       "testing.*", "autotune"]),
-    ("Triton's runtime names (the driver object, the kernel classes)", ["runtime.*"]),
+    ("Triton's runtime names (the driver object, the kernel classes), its knobs", ["runtime.*", "knobs"]),
     ("the package's face, examples, benchmarks, the command line", ["__init__", "examples.*", "bench.*", "__main__"]),
 ]
 

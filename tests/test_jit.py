@@ -35,10 +35,10 @@ def compiles(monkeypatch):
     seen = []
     original = minitriton.compiler.compile
 
-    def counting(jit_fn, specs, constexprs, options, name=None):
-        if options.target == "interpreter":
-            seen.append((jit_fn.__name__, dict(specs), dict(constexprs)))
-        return original(jit_fn, specs, constexprs, options, name)
+    def counting(src, target=None, options=None):
+        if target == "interpreter":
+            seen.append((src.fn.__name__, dict(src.specs), dict(src.constants)))
+        return original(src, target, options)
 
     monkeypatch.setattr(minitriton.compiler, "compile", counting)
     return seen

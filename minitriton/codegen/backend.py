@@ -37,8 +37,7 @@ class CUDABackend:
             return self.target
         if not driver.is_available():
             raise LaunchError(NO_GPU)
-        arch = driver.device_properties().arch
-        return "sm_90a" if arch == "sm_90" else arch  # Hopper's own instructions (wgmma) need sm_90a
+        return driver.current_target().cuda_arch
 
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):

@@ -88,6 +88,9 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     args, arg_attrs, scope = [], [], {}
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
+    for param in sorted(jit_fn.constexpr_names & set(jit_fn.do_not_specialize)):
+        raise CompilationError(loc, f"{param} marked as constexpr and listed in do_not_specialize",
+                               "a constexpr is compiled for each of its values; leave it out of do_not_specialize")
     with semantic.building(builder, num_warps):
         for param in jit_fn.arg_names:
             if param in constexprs or param not in specs:

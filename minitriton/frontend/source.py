@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import CompilationError
-from ..language.core import constexpr_value, is_constexpr
+from ..language.core import constexpr_function, constexpr_value, is_constexpr
 
 
 @dataclass
@@ -84,6 +84,8 @@ def _source_lines(fn) -> tuple[list[str], int]:
 class KernelFunction:
     """A Python function the frontend compiles: a kernel, or a helper kernels call (inlined)."""
 
+    do_not_specialize: frozenset[str] = frozenset()  # a kernel's parameters compiled for no value (@jit's)
+
     def __init__(self, fn: Callable):
         self.fn = fn
         self.signature = inspect.signature(fn)
@@ -130,6 +132,8 @@ def dependency_sources(fn: KernelFunction) -> list[str]:
             constant = constexpr_value(value)
             if isinstance(value, KernelFunction):
                 visit(value)
+            elif isinstance(value, constexpr_function):  # evaluated while compiling: its source decides the code
+                seen[id(value)] = inspect.getsource(value.fn)
             elif constant is not value or isinstance(value, (int, float, bool, str)):  # a constexpr, or a constant
                 seen[id(node)] = f"{getattr(node, 'id', '')}={constant!r}"
 

@@ -7,6 +7,7 @@ functions build IR, they do not compute. Chapter: 02-frontend.
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 from .. import ir
@@ -105,6 +106,26 @@ def constexpr_value(x):
 
 
 _unwrap = constexpr_value
+
+
+# --8<-- [start:constexpr-function]
+class constexpr_function:
+    """`@triton.constexpr_function`: a Python function that kernels call on compile-time values
+    (shapes, dtypes, block sizes), evaluated while the kernel compiles. Its arguments arrive
+    without their `tl.constexpr` wrappers and its result is a compile-time value of the kernel;
+    called from host code it is the function itself. Its source is part of the cache key of every
+    kernel that calls it. A method of an aggregate may be one (`self` is bound as usual)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*map(constexpr_value, args), **{k: constexpr_value(v) for k, v in kwargs.items()})
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+# --8<-- [end:constexpr-function]
 
 
 def is_constexpr(annotation) -> bool:

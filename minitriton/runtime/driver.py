@@ -19,13 +19,8 @@ from typing import Any
 from .. import driver as cuda_driver
 from ..errors import LaunchError
 from ..jit import interpreting
-from ..kernel import WARP_SIZE, GPUTarget
+from ..kernel import GPUTarget
 from ..testing import do_bench
-
-# What the interpreter reports as its target on a machine without a GPU: it runs Triton's CUDA
-# semantics, so host code that picks its configurations by target (`is_cuda()`) takes the CUDA
-# path, and the arch is the oldest minitriton compiles for.
-INTERPRETER_TARGET = GPUTarget("cuda", 80, WARP_SIZE)
 
 # --8<-- [start:properties]
 # Triton's names for the device properties (`utils.get_device_properties`), and where each is in
@@ -100,11 +95,10 @@ class CudaDriver:
     # --8<-- [start:target]
     def get_current_target(self) -> GPUTarget:
         """The current GPU as a target: GPUTarget("cuda", 90, 32) on an H100."""
-        if interpreting() and not cuda_driver.is_available():
-            return INTERPRETER_TARGET
-        _gpu("get_current_target()")
-        properties = cuda_driver.device_properties()
-        return GPUTarget("cuda", properties.capability, properties.warp_size)
+        target = cuda_driver.current_target()
+        if target is None:
+            _gpu("get_current_target()")
+        return target
 
     def get_active_torch_device(self):
         """The torch device kernels run on: the current GPU, or the CPU in the interpreter without one."""
