@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -31,13 +30,6 @@ class DType:
     short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
     const: bool = False  # for pointers: read-only (a parameter annotated tl.const)
-
-    # Triton's lists of the names by family (`tl.dtype.SINT_TYPES`), which tests and kernels iterate.
-    SINT_TYPES: ClassVar[list[str]] = ["int8", "int16", "int32", "int64"]
-    UINT_TYPES: ClassVar[list[str]] = ["int1", "uint8", "uint16", "uint32", "uint64"]
-    FP_TYPES: ClassVar[list[str]] = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
-                                     "fp64"]
-    STANDARD_FP_TYPES: ClassVar[list[str]] = ["fp16", "bf16", "fp32", "fp64"]
 
     def __post_init__(self):
         """`DType("int8")`, as `tl.dtype("int8")` is written, is the known type of that name."""
