@@ -58,6 +58,11 @@ class CompilationError(TritonError):
     def __init__(self, loc: Loc | None, message: str, hint: str | None = None):
         self.loc, self.message, self.hint = loc, message, hint
         super().__init__(_pointing(loc, message, hint))
+
+    @property
+    def error_message(self) -> str:
+        """The message alone, under Triton's name for it."""
+        return self.message
 # --8<-- [end:pointing]
 
 

@@ -818,7 +818,7 @@ def test_atomics_triton_refuses_are_clear_errors(op, dtype, message):
 def test_atomic_sem_and_scope_reach_the_ptx(sem, scope):
     x = np.zeros(64, np.int32)
     compiled = atomic_op_kernel.warmup(x, x, x, OP="add", SEM=sem, SCOPE=scope, N=16, grid=(1,), target="sm_90")
-    assert f"atom.{sem}.{scope}.global.add" in compiled.asm["ptx"]
+    assert f"atom.global.{scope}.{sem}.add" in compiled.asm["ptx"]  # Triton's spelling
 
 
 @triton.jit
@@ -923,8 +923,10 @@ def pid_kernel(out_ptr, AXIS: tl.constexpr):
 
 
 def test_errors_share_triton_s_base_class_and_phrases():
-    with pytest.raises(triton.TritonError, match="program_id axis must be 0, 1, or 2 but got 3"):
+    with pytest.raises(triton.TritonError, match="program_id axis must be 0, 1, or 2 but got 3") as caught:
         pid_kernel[(1,)](np.zeros(1, np.int32), AXIS=3)
+    assert str(caught.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 3"  # chained as Triton does
+    assert caught.value.error_message == "program_id axis must be 0, 1, or 2 but got 3"
     for error in (triton.CompilationError, triton.OutOfResources, triton.InterpreterError):
         assert issubclass(error, triton.TritonError)
 

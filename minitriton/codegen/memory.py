@@ -150,8 +150,12 @@ def _atom_type(kind: str, dtype: ir.DType) -> str:
     return f"{'s' if dtype.kind == 'int' else 'u'}{dtype.bits}"
 
 
-def _ordering(op) -> str:
-    return f".{op.attrs.get('sem', 'acq_rel')}.{op.attrs.get('scope', 'gpu')}"
+def _atom(op, cas: bool = False) -> str:
+    """`atom` with its state space, scope and memory order, spelled as Triton's PTX spells them
+    (`atom.global.gpu.acquire.add`, `atom.global.acq_rel.gpu.cas`; ptxas takes either order), so
+    that what matches Triton's PTX matches ours."""
+    sem, scope = op.attrs.get("sem", "acq_rel"), op.attrs.get("scope", "gpu")
+    return f"atom.global.{sem}.{scope}" if cas else f"atom.global.{scope}.{sem}"
 
 
 def _atomic(lw: Lowering, op, ptrs, values, mask=None):
@@ -174,7 +178,7 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
             out.append(_add_by_compare_and_swap(lw, op, p, v, pred))
             continue
         operand = lw.b.bitcast(v, i16) if dtype == ir.float16 else v
-        text = f"@$3 atom{_ordering(op)}.global.{_ATOM_OPS[kind]}.{_atom_type(kind, dtype)} $0, [$1], $2;"
+        text = f"@$3 {_atom(op)}.{_ATOM_OPS[kind]}.{_atom_type(kind, dtype)} $0, [$1], $2;"
         zero = ll.Constant(operand.type, 0.0 if isinstance(operand.type, (ll.FloatType, ll.DoubleType)) else 0)
         old = lw.asm(operand.type, text, f"={letter},l,{letter},b,0", [p, operand, pred, zero])
         out.append(lw.b.bitcast(old, f16) if dtype == ir.float16 else old)
@@ -200,7 +204,7 @@ def _float_minmax_atomic(lw: Lowering, op, kind: str, dtype: ir.DType, p, v, pre
     first, second = ("max.s", "min.u") if kind == "max" else ("min.s", "max.u")
     results = []
     for ops, cond in ((first, nonneg), (second, lw.b.not_(nonneg))):
-        text = f"@$3 atom{_ordering(op)}.global.{ops}{dtype.bits} $0, [$1], $2;"
+        text = f"@$3 {_atom(op)}.{ops}{dtype.bits} $0, [$1], $2;"
         results.append(lw.asm(it, text, f"={letter},l,{letter},b,0",
                               [p, bits, lw.b.and_(pred, cond), ll.Constant(it, 0)]))
     return lw.b.bitcast(lw.b.select(nonneg, results[0], results[1]), ll_type(dtype))
@@ -220,7 +224,7 @@ def _add_by_compare_and_swap(lw: Lowering, op, p, v, pred):
     seen = B.phi(i16)
     seen.add_incoming(first, start)
     total = lw.from_f32(B.fadd(lw.to_f32(seen, ir.bfloat16), lw.to_f32(v, ir.bfloat16)), ir.bfloat16)
-    held = lw.asm(i16, f"atom{_ordering(op)}.global.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h", [p, seen, total])
+    held = lw.asm(i16, f"{_atom(op, cas=True)}.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h", [p, seen, total])
     seen.add_incoming(held, loop)
     B.cbranch(B.icmp_unsigned("!=", held, seen), loop, done)
     B.position_at_end(done)
@@ -240,7 +244,7 @@ def _atomic_cas(lw: Lowering, op, ptrs, cmps, values):
     for r, (p, c, v) in enumerate(zip(ptrs, cmps, values)):
         pred = owner if r in registers else ll.Constant(i1, 0)
         cb, vb = (lw.b.bitcast(x, it) if not isinstance(x.type, ll.IntType) else x for x in (c, v))
-        text = f"@$4 atom{_ordering(op)}.global.cas.b{it.width} $0, [$1], $2, $3;"
+        text = f"@$4 {_atom(op, cas=True)}.cas.b{it.width} $0, [$1], $2, $3;"
         old = lw.asm(it, text, f"={letter},l,{letter},{letter},b,0", [p, cb, vb, pred, ll.Constant(it, 0)])
         out.append(old if isinstance(ll_type(dtype), ll.IntType) else lw.b.bitcast(old, ll_type(dtype)))
     return _share_results(lw, op, out)

@@ -75,6 +75,13 @@ _UNSUPPORTED_HINTS = {
 
 
 # --8<-- [start:generate]
+def _bare(error: SemanticError) -> SemanticError:
+    """The language's error as the cause of the CompilationError that points at the user's line, as
+    Triton chains them (code reads `err.__cause__`), without the compiler's frames or context."""
+    error.__traceback__, error.__suppress_context__ = None, True
+    return error
+
+
 def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict[str, Any],
              name: str | None = None, num_warps: int = 4) -> ir.Function:
     """Compile one specialization of a @jit kernel to tile IR.
@@ -105,7 +112,7 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
                 if dtype is not None and isinstance(specs[param], ArgSpec) and not specs[param].dtype.is_ptr():
                     scope[param] = tl.tensor(semantic.cast(tl._value(scope[param]), dtype))
             except SemanticError as e:  # a descriptor argument the language refuses
-                raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from None
+                raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from _bare(e)
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)
     ir.verify(fn)
     return fn
@@ -164,7 +171,7 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         except CompilationError:
             raise
         except SemanticError as e:  # the user's mistake: the message says it all, no traceback
-            raise self.error(node, str(e), e.hint) from None
+            raise self.error(node, str(e), e.hint) from _bare(e)
         except RecursionError as e:
             raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
                              "@jit functions are inlined, so they cannot recurse") from e
