@@ -4,6 +4,7 @@ Kernels are written the way a Triton user writes them. Where a law holds for all
 elementwise operator equals numpy's) hypothesis draws the inputs; elsewhere inputs come from fixed
 seeds. Sizes are not multiples of the blocks and outputs start poisoned, so unwritten elements show.
 """
+import math
 import re
 
 import numpy as np
@@ -1834,3 +1835,18 @@ def test_a_const_pointer_is_read_and_never_written():
         with pytest.raises(triton.CompilationError, match="Cannot store to a constant pointer"):
             const_kernel[(4,)](x, y, 100, BLOCK=32, WRITE_X=how)
     np.testing.assert_array_equal(x, np.arange(100, dtype=np.float32))
+
+
+@triton.jit
+def fp64_exp_kernel(x_ptr, out_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, tl.exp(tl.load(x_ptr + offs)) + tl.erf(tl.load(x_ptr + offs)))
+
+
+def test_fp64_math_is_not_narrowed_to_fp32():
+    x = np.linspace(-3, 3, 16)
+    out = np.zeros(16)
+    fp64_exp_kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, np.exp(x) + np.array([math.erf(v) for v in x]), rtol=1e-15)
+    llir = fp64_exp_kernel.warmup(x, out, grid=(1,), target="sm_90a").asm["llir"]
+    assert 'double @"__nv_exp"(double' in llir and 'double @"__nv_erf"(double' in llir  # libdevice's fp64

@@ -125,20 +125,8 @@ def _log2(lw, x):
     return lw.call("llvm.nvvm.lg2.approx.f", f32, [x])
 
 
-def _erf(lw, x):
-    """erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7)."""
-    b = lw.b
-    c = lambda v: ll.Constant(f32, v)
-    ax = lw.call("llvm.fabs.f32", f32, [x])
-    t = b.fdiv(c(1.0), b.fadd(c(1.0), b.fmul(c(0.3275911), ax)))
-    poly = c(1.061405429)
-    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly = b.fadd(b.fmul(poly, t), c(coefficient))
-    y = b.fsub(c(1.0), b.fmul(b.fmul(poly, t), _exp2(lw, b.fmul(b.fmul(b.fneg(ax), ax), c(LOG2E)))))
-    return b.select(b.fcmp_ordered("<", x, c(0.0)), b.fneg(y), y)
-
-
-# Each function of an f32 register; fp64 is narrowed to f32 (documented), but for these three.
+# Each function of an f32 register: the fast approximate instructions where PTX has one, as Triton's
+# lowering chooses them, and libdevice's erff, whose relative error is a few ulps.
 MATH_F32 = {
     "exp": lambda lw, x: _exp2(lw, lw.b.fmul(x, ll.Constant(f32, LOG2E))),
     "exp2": _exp2,
@@ -151,27 +139,31 @@ MATH_F32 = {
     "floor": lambda lw, x: lw.call("llvm.floor.f32", f32, [x]),
     "ceil": lambda lw, x: lw.call("llvm.ceil.f32", f32, [x]),
     "tanh": lambda lw, x: lw.asm(f32, "tanh.approx.f32 $0, $1;", "=f,f", [x], side_effect=False),
-    "erf": _erf,
+    "erf": lambda lw, x: lw.call("__nv_erff", f32, [x]),
 }
-MATH_F64 = {"sqrt": "llvm.sqrt.f64", "floor": "llvm.floor.f64", "ceil": "llvm.ceil.f64"}
+# fp64 has no approximate instructions: LLVM's exact ones, and libdevice's fp64 functions for the rest.
+MATH_F64 = {"sqrt": "llvm.sqrt.f64", "floor": "llvm.floor.f64", "ceil": "llvm.ceil.f64",
+            **{name: f"__nv_{name}" for name in ("exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "erf")}}
+assert set(MATH_F64) == set(MATH_F32), "each math function in fp32 and in fp64"
 # --8<-- [end:math]
 
 
 def _math(name: str):
     def rule(lw: Lowering, op, dtype, x):
         if dtype.is_fp64():
-            if name in MATH_F64:
-                return lw.call(MATH_F64[name], f64, [x])
-            return lw.b.fpext(MATH_F32[name](lw, lw.b.fptrunc(x, f32)), f64)
+            return lw.call(MATH_F64[name], f64, [x])
         return MATH_F32[name](lw, x)
     return rule
 
 
 def _pow(lw: Lowering, op, dtype, x, y):
-    """x**y = 2**(y*log2|x|), negated for a negative x and an odd integer y (NaN if y is not an integer)."""
+    """x**y = 2**(y*log2|x|), negated for a negative x and an odd integer y (NaN if y is not an
+    integer); in fp64, libdevice's pow."""
+    if dtype.is_fp64():
+        return lw.call("__nv_pow", f64, [x, y])
     B = lw.b
     c = lambda v: ll.Constant(f32, v)
-    xf, yf = (B.fptrunc(v, f32) for v in (x, y)) if dtype.is_fp64() else (x, y)
+    xf, yf = x, y
     magnitude = _exp2(lw, B.fmul(yf, _log2(lw, lw.call("llvm.fabs.f32", f32, [xf]))))
     integral = B.fcmp_ordered("==", lw.call("llvm.floor.f32", f32, [yf]), yf)
     half = B.fmul(yf, c(0.5))
@@ -179,8 +171,7 @@ def _pow(lw: Lowering, op, dtype, x, y):
     negative = B.fcmp_ordered("<", xf, c(0.0))
     signed = B.select(odd, B.fneg(magnitude), magnitude)
     r = B.select(negative, B.select(integral, signed, c(float("nan"))), magnitude)
-    r = B.select(B.fcmp_ordered("==", yf, c(0.0)), c(1.0), r)
-    return B.fpext(r, f64) if dtype.is_fp64() else r
+    return B.select(B.fcmp_ordered("==", yf, c(0.0)), c(1.0), r)
 
 
 _PREDICATES = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
