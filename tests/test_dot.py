@@ -525,3 +525,36 @@ def test_tf32_dots_on_every_tensor_core_shape(device, precision, shape, blocks, 
     else:  # three products of the parts: fp32's error and the small parts' products left out
         model, bound = acc + a.astype(np.float64) @ b, bound + 4 * 2**-21 * scale(a, b)
     assert np.all(np.abs(c - model) <= bound)
+
+
+@triton.jit
+def many_batch_axes_kernel(X, Y, Z, RANK: tl.constexpr, TRANS_A: tl.constexpr, TRANS_B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    y = tl.load(Y + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    if TRANS_A:
+        x = tl.trans(x)  # no axes given: the last two swap, the batch axes stay
+    if TRANS_B:
+        y = y.trans()
+    tl.store(Z + tl.arange(0, 256 << RANK), tl.dot(x, y).reshape([256 << RANK]))
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True)])
+def test_dots_with_any_number_of_batch_axes(rank, trans_a, trans_b):
+    shape = (2,) * (rank - 2) + (32, 32)
+    rng = np.random.default_rng(rank)
+    a, b = (rng.integers(-4, 5, shape).astype(np.float16) for _ in range(2))
+    c = np.full(shape, np.nan, np.float32)
+    many_batch_axes_kernel[(1,)](a, b, c, rank, trans_a, trans_b)
+    t = lambda m, flag: np.swapaxes(m, -1, -2) if flag else m
+    np.testing.assert_array_equal(c, t(a, trans_a).astype(np.float32) @ t(b, trans_b).astype(np.float32))
+
+
+@triton.jit
+def trans_1d_kernel(X):
+    tl.store(X + tl.arange(0, 16), tl.trans(tl.load(X + tl.arange(0, 16))))
+
+
+def test_trans_of_one_axis_is_refused():
+    with pytest.raises(triton.CompilationError, match="tl.trans invoked with a 0- or 1-dimensional tensor"):
+        trans_1d_kernel[(1,)](np.zeros(16, np.float32))

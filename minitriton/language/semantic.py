@@ -685,8 +685,11 @@ def reshape(x: Value, shape: tuple[int, ...]) -> Value:
 
 
 def trans(x: Value, perm: tuple[int, ...] | None) -> Value:
+    """Axes in the order `perm` gives; without it, the last two swapped (a batched transpose)."""
     rank = len(x.shape)
-    perm = tuple(reversed(range(rank))) if not perm else tuple(perm)
+    if not perm and rank < 2:
+        raise SemanticError("tl.trans invoked with a 0- or 1-dimensional tensor", "a transpose needs two axes")
+    perm = (*range(rank - 2), rank - 1, rank - 2) if not perm else tuple(perm)
     if sorted(perm) != list(range(rank)):
         raise SemanticError(f"{list(perm)} is not a permutation of the {rank} dimensions")
     return emit("trans", [x], perm=perm)
