@@ -16,7 +16,7 @@ from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_oper
 from ..passes.geometry import WgmmaOperand
 from ..passes.layout import PTX_TYPES, mma_operand_type
 from .elementwise import cast_register
-from .lowering import Lowering, f32, i16, i32, ll_type
+from .lowering import Lowering, i16, i32, ll_type
 from .operands import tf32, tf32_bits, wgmma_descriptor
 from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
 
@@ -33,15 +33,17 @@ def _dot(lw: Lowering, op, a, b, acc):
 
 
 # --8<-- [start:mma]
-# The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape, and
-# how a thread's registers become its 32-bit operands (two 16-bit elements packed in one, or an
-# fp32 rounded to tf32).
-MMA_INSTRUCTIONS = {"f16": "m16n8k16", "bf16": "m16n8k16", "tf32": "m16n8k8"}
+# The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape and
+# types. 16-bit types and tf32 accumulate in fp32; int8 in int32, saturating on overflow
+# (`.satfinite`, as Triton spells it).
+MMA_INSTRUCTIONS = {"f16": "m16n8k16.row.col.f32.f16.f16.f32", "bf16": "m16n8k16.row.col.f32.bf16.bf16.f32",
+                    "tf32": "m16n8k8.row.col.f32.tf32.tf32.f32", "s8": "m16n8k32.row.col.satfinite.s32.s8.s8.s32"}
 
 
 def _mma(lw: Lowering, op, a, b, acc):
     """acc += a @ b with mma.sync: per m16n8 tile and step of k, A fragments of 4 operand registers,
-    B of 2, C of 4 floats (k16 for 16-bit types, two elements to a register; k8 for tf32)."""
+    B of 2, C of 4 accumulators (k16 for 16-bit types, two elements to a register; k32 for int8,
+    four; k8 for tf32)."""
     B = lw.b
     av, bv, cv = op.operands
     kind = PTX_TYPES[mma_operand_type(op)]
@@ -54,10 +56,10 @@ def _mma(lw: Lowering, op, a, b, acc):
     b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 2 * k_width,
                          lambda o: (o[0] // k_step, o[1] // n_tile))
     c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4, lambda o: (o[0] // m_tile, o[1] // n_tile))
-    text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]}.row.col.f32.{kind}.{kind}.f32 "
-            "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
-    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
-    words = _pack_pairs if k_width == 2 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
+    text = f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]} {{$0,$1,$2,$3}}, {{$4,$5,$6,$7}}, {{$8,$9}}, {{$10,$11,$12,$13}};"
+    accumulator = _accumulator_constraint(cv)
+    constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
+    words = _pack if k_width > 1 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
     out = list(acc)
     k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
@@ -65,8 +67,8 @@ def _mma(lw: Lowering, op, a, b, acc):
         for ki in range(k_tiles):
             a_words = words(lw, [a[r] for r in a_tiles[(mi, ki)]])
             b_words = words(lw, [b[r] for r in b_tiles[(ki, ni)]])
-            result = lw.asm(ll.LiteralStructType([f32] * 4), text, constraints, a_words + b_words + values,
-                            side_effect=False)
+            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * 4), text, constraints,
+                            a_words + b_words + values, side_effect=False)
             values = [B.extract_value(result, i) for i in range(4)]
         for r, v in zip(c_regs, values):
             out[r] = v
@@ -74,18 +76,28 @@ def _mma(lw: Lowering, op, a, b, acc):
 # --8<-- [end:mma]
 
 
+def _accumulator_constraint(acc: ir.Value) -> str:
+    """The inline-asm register class of the tensor cores' accumulators: f32 ("f") or s32 ("r")."""
+    return "f" if acc.dtype.is_floating() else "r"
+
+
 def _fragments(offsets, size: int, tile_of) -> dict:
     """Group a thread's registers into instruction fragments of `size`, keyed by their tile."""
     return {tile_of(offsets[start]): list(range(start, start + size)) for start in range(0, len(offsets), size)}
 
 
-def _pack_pairs(lw: Lowering, values: list) -> list:
+def _pack(lw: Lowering, values: list) -> list:
+    """The 32-bit operand registers of mma.sync: consecutive 16-bit (pairs) or 8-bit (fours)
+    elements along K, the first in the lowest bits."""
     B = lw.b
     words = []
-    for lo, hi in zip(values[0::2], values[1::2]):
-        lo_bits = lo if isinstance(lo.type, ll.IntType) else B.bitcast(lo, i16)
-        hi_bits = hi if isinstance(hi.type, ll.IntType) else B.bitcast(hi, i16)
-        words.append(B.or_(B.zext(lo_bits, i32), B.shl(B.zext(hi_bits, i32), ll.Constant(i32, 16))))
+    per_word = 32 // values[0].type.width if isinstance(values[0].type, ll.IntType) else 2
+    for start in range(0, len(values), per_word):
+        word = None
+        for i, x in enumerate(values[start:start + per_word]):
+            bits = B.zext(x if isinstance(x.type, ll.IntType) else B.bitcast(x, i16), i32)
+            word = bits if word is None else B.or_(word, B.shl(bits, ll.Constant(i32, 32 // per_word * i)))
+        words.append(word)
     return words
 
 
@@ -343,12 +355,16 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     a_type, b_type = PTX_TYPES[mma_operand_type(op)], PTX_TYPES[mma_operand_type(op, 1)]
     k_step = 256 // av.dtype.bits
     b_step = 32 if b_shared.k_major else 2048  # bytes from one k-step of B to the next
-    transpose = "" if b_shared.k_major else ", 0, 1"  # A K-major, B N-major
     count = n // 2  # accumulator registers of one m64nN tile per thread
     outs = ",".join(f"${i}" for i in range(count))
-    instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
-    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p, 1, 1{transpose}; }}"
-    constraints = ",".join(["=f"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    if cv.dtype.is_floating():  # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
+        scales = ", 1, 1" + ("" if b_shared.k_major else ", 0, 1")
+        instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
+    else:  # integers have only scale-d, both operands K-major; they wrap on overflow (no .satfinite, as Triton)
+        scales = ""
+        instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
+    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}"
+    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + [str(i) for i in range(count)])
     out = list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
     for m_rep in range(m // (16 * num_warps)):
@@ -358,7 +374,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
             a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
                                                              ll.Constant(i32, 32 * kk)))
             b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_step * kk))
-            result = lw.asm(ll.LiteralStructType([f32] * count), text, constraints,
+            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text, constraints,
                             [wgmma_descriptor(lw, a_shared, a_address), wgmma_descriptor(lw, b_shared, b_address)] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
@@ -375,11 +391,12 @@ def _wgmma_wait(lw: Lowering, op, acc):
     to its results, so nothing reads them before it (they are being written until then)."""
     count = 64  # registers per asm statement
     out = []
+    kind = _accumulator_constraint(op.result)
     for start in range(0, len(acc), count):
         regs = acc[start:start + count]
-        constraints = ",".join(["=f"] * len(regs) + [str(i) for i in range(len(regs))])
+        constraints = ",".join([f"={kind}"] * len(regs) + [str(i) for i in range(len(regs))])
         text = "wgmma.wait_group.sync.aligned 0;" if start == 0 else ""
-        result = lw.asm(ll.LiteralStructType([f32] * len(regs)), text, constraints, regs)
+        result = lw.asm(ll.LiteralStructType([regs[0].type] * len(regs)), text, constraints, regs)
         out += [lw.b.extract_value(result, i) for i in range(len(regs))]
     return out
 # --8<-- [end:wgmma]

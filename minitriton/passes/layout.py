@@ -109,13 +109,17 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
 
 
 # The operand types mma.sync multiplies, by how many of their elements along K share one 32-bit
-# register: fp16 and bf16 two (m16n8k16), tf32 one (m16n8k8: the fp32 operands of a "tf32" dot).
-MMA_K_WIDTH = {"fp16": 2, "bf16": 2, "tf32": 1}
+# register: fp16 and bf16 two (m16n8k16), tf32 one (m16n8k8: the fp32 operands of a "tf32" dot),
+# int8 four (m16n8k32).
+MMA_K_WIDTH = {"fp16": 2, "bf16": 2, "tf32": 1, "int8": 4}
 
 # The operand types of the tensor cores by their PTX names: wgmma (sm_90a) multiplies all of them
 # (e4m3 may meet e5m2), mma.sync those above. A wgmma takes 32 bytes of K: k16 for 16-bit
-# types, k32 for fp8, k8 for tf32.
-PTX_TYPES = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+# types, k32 for 8-bit ones, k8 for tf32.
+PTX_TYPES = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "int8": "s8", "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+
+# The accumulator the tensor cores keep for each operand type: int32 for int8, fp32 for the rest.
+MMA_ACCUMULATOR = {"int8": ir.int32}
 
 
 def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
@@ -143,7 +147,8 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
     (fp8 after `upcast_fp8_operands`)."""
     a, b, acc = dot.operands
     kind = mma_operand_type(dot)
-    if kind is None or mma_operand_type(dot, 1) is None or acc.dtype != ir.float32 or len(acc.shape) != 2:
+    if kind is None or mma_operand_type(dot, 1) is None or len(acc.shape) != 2 \
+            or acc.dtype != MMA_ACCUMULATOR.get(kind, ir.float32):
         return None
     if arch == "sm_90a" and wgmma_fits(dot, num_warps):
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
