@@ -193,6 +193,55 @@ def test_int8_accumulates_in_int32():
     np.testing.assert_array_equal(c, 1000 + a.astype(np.int64) @ b.astype(np.int64))
 
 
+INT8_CASES = [((100, 90, 160), (64, 64, 64), 4),    # mma.sync m16n8k32; wgmma m64n64k32 on sm_90a
+              ((130, 70, 96), (128, 32, 32), 4),    # two m64 tiles per warpgroup, n32
+              ((150, 140, 100), (128, 128, 128), 8),  # two warpgroups, 128-byte rows of K
+              ((70, 40, 64), (64, 16, 32), 4),      # n16
+              ((50, 60, 70), (32, 64, 64), 8),      # 32 rows: mma.sync everywhere
+              ((40, 30, 50), (16, 16, 32), 8)]      # 8 warps on a 16 x 16 tile: CUDA cores
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", INT8_CASES, ids=str)
+def test_int8_dots_on_tensor_cores_are_exact(device, shape, blocks, num_warps):
+    """int8 products summed in int32, masked edges, several programs. The values keep every partial
+    sum far from int32's range, where the tensor cores saturate (mma.sync's `.satfinite`) and the
+    interpreter wraps."""
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    rng = np.random.default_rng(23)
+    a, b = rng.integers(-128, 128, (m, k), dtype=np.int8), rng.integers(-128, 128, (k, n), dtype=np.int8)
+    acc = rng.integers(-2**20, 2**20, (m, n), dtype=np.int32)
+    c = device.array(np.full((m, n), np.iinfo(np.int32).min, np.int32))
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](device.array(a), device.array(b), c, device.array(acc), m, n, k, PRECISION="ieee",
+                        OUT=tl.int32, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    np.testing.assert_array_equal(device.numpy(c), acc + a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize("arch, blocks, num_warps, want", [
+    ("sm_80", (64, 64, 64), 4, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"),
+    ("sm_90", (128, 128, 32), 8, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"),
+    ("sm_90a", (32, 64, 64), 4, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"),  # 32 rows
+    ("sm_90a", (64, 64, 64), 4, "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 "),
+    ("sm_90a", (128, 128, 128), 8, "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "),
+    ("sm_90a", (64, 16, 32), 4, "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 "),
+], ids=str)
+def test_int8_dots_take_the_integer_tensor_core_instructions(arch, blocks, num_warps, want):
+    """As Triton: mma.sync saturates (`.satfinite`), wgmma's integer form is the plain one; both keep
+    int32 accumulators in integer registers."""
+    m, n, k = 128, 128, 128
+    a, b, acc = np.zeros((m, k), np.int8), np.zeros((k, n), np.int8), np.zeros((m, n), np.int32)
+    block_m, block_n, block_k = blocks
+    ptx = matmul_kernel.warmup(a, b, acc, acc, m, n, k, PRECISION="ieee", OUT=tl.int32, BLOCK_M=block_m,
+                               BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), num_warps=num_warps,
+                               target=arch).asm["ptx"]
+    if want.startswith("wgmma"):  # a warpgroup's 64 rows, all of N, 32 of K: per warp, 16 rows
+        wants = block_m * block_k // (16 * num_warps * 32)
+    else:  # 16 x 8 x 32 per warp
+        wants = block_m * block_n * block_k // (16 * 8 * 32 * num_warps)
+    assert ptx.count(want) == wants  # every step of the dot on tensor cores, each once
+    assert ("wgmma" in ptx) == want.startswith("wgmma")
+
+
 @triton.jit
 def result_type_kernel(a_ptr, OUT: tl.constexpr, WANT: tl.constexpr):
     r = tl.arange(0, 16)
