@@ -455,7 +455,8 @@ def _dot(program, op, a, b, acc):
     """acc + a @ b (over the last two dimensions; a leading one is the batch). Floats multiply in
     float32 (float64 for fp64), which holds every product of two fp16, bf16, fp8 or tf32 numbers
     exactly; "tf32" first rounds each fp32 operand as the tensor cores' conversion does. Integers
-    multiply exactly, and wrap into the accumulator's type."""
+    multiply exactly, and wrap into the accumulator's type (mma.sync clamps instead,
+    Triton's `.satfinite`: the two agree while no sum leaves int32)."""
     inputs = op.operands[0].dtype
     if inputs.is_floating():
         compute = np.float64 if inputs.is_fp64() else np.float32

@@ -343,8 +343,8 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 # --8<-- [start:wgmma]
 def _wgmma(lw: Lowering, op, a, b, acc):
     """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNkK
-    (32 bytes of K: k16, k32 for fp8, k8 for tf32), reading both operands from shared memory
-    through descriptors. Only a 16-bit B may be N-major (the instruction's transpose bit)."""
+    (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading both operands from shared
+    memory through descriptors. Only a 16-bit B may be N-major (the instruction's transpose bit)."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
@@ -360,7 +360,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     if cv.dtype.is_floating():  # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
         scales = ", 1, 1" + ("" if b_shared.k_major else ", 0, 1")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
-    else:  # integers have only scale-d, both operands K-major; they wrap on overflow (no .satfinite, as Triton)
+    else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
     text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}"
