@@ -240,6 +240,9 @@ def test_int8_dots_take_the_integer_tensor_core_instructions(arch, blocks, num_w
         wants = block_m * block_n * block_k // (16 * 8 * 32 * num_warps)
     assert ptx.count(want) == wants  # every step of the dot on tensor cores, each once
     assert ("wgmma" in ptx) == want.startswith("wgmma")
+    # mma.sync's A comes by ldmatrix (its rows run along K), one per fragment: a warp's 8-column tiles of
+    # N (two warps along N in these cases) share it. ldmatrix cannot transpose bytes, so B does not.
+    assert ptx.count("ldmatrix") == (0 if want.startswith("wgmma") else wants // (block_n // (2 * 8)))
 
 
 @triton.jit

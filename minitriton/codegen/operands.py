@@ -15,7 +15,7 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import SharedOperandLayout
 from ..passes import geometry
-from .lowering import Lowering, f32, i16, i32, i64, ll_type
+from .lowering import Lowering, f32, i32, i64, ll_type
 
 
 # --8<-- [start:ldmatrix]
@@ -75,7 +75,8 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
         packed = ll.Constant(vector, None)
         for k in range(run):
             packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
-        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1]), align=src.dtype.itemsize * run)
+        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1], src.dtype.itemsize),
+                align=src.dtype.itemsize * run)
 
 
 def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> list:
@@ -91,24 +92,28 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     second = B.and_(B.lshr(lane, ll.Constant(i32, 3)), ll.Constant(i32, 1))
     third = B.lshr(lane, ll.Constant(i32, 4))
     reg_offsets = layout.register_offsets(dst.shape)
-    size = 8 if layout.op_idx == 0 else 4  # registers per m16k16 (A) or k16n8 (B) fragment
+    per_word = layout.k_width  # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
+    matrix_k = 4 * per_word  # one 8 x 8 matrix of b16 is 8 rows of 16 bytes: 8 or 16 elements of K
+    size = 4 * per_word if layout.op_idx == 0 else 4  # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
+    bits = ll.IntType(32 // per_word)
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
         row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
-        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
-            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, 8)))
+        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
+            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, matrix_k)))
             text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
         else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
             col = B.add(warp_part[1], ll.Constant(i32, c0))
             text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
-        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length), i64)
+        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length, dst.dtype.itemsize), i64)
         result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
         for w in range(count):
             word = B.extract_value(result, w)
-            for half in range(2):
-                bits = B.trunc(B.lshr(word, ll.Constant(i32, 16 * half)), i16)
-                out[start + 2 * w + half] = bits if dst.dtype.is_bf16() else B.bitcast(bits, ll_type(dst.dtype))
+            for part in range(per_word):
+                element = B.trunc(B.lshr(word, ll.Constant(i32, bits.width * part)), bits)
+                out[start + per_word * w + part] = element if ll_type(dst.dtype) == bits \
+                    else B.bitcast(element, ll_type(dst.dtype))
     return out
 
 

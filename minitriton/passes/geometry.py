@@ -155,10 +155,14 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
         return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits) if blocked else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
-    if src.dtype.bits != 16 or src.layout.order[0] != 1 or dst.layout.k_width != 2:
+    bits = src.dtype.bits
+    # 16-bit operands, and an 8-bit A (its rows run along K): ldmatrix transposes only 16-bit
+    # elements, so a row-major 8-bit B is read element by element, as Triton reads it
+    if (bits, dst.layout.op_idx) not in ((16, 0), (16, 1), (8, 0)) or src.layout.order[0] != 1 \
+            or dst.layout.k_width != 32 // bits:
         return None
     rows, cols = src.shape
-    shared = mma_operand_swizzle(cols, 16, dst.layout.op_idx, (1, 0))
+    shared = mma_operand_swizzle(cols, bits, dst.layout.op_idx, (1, 0))
     if cols % (shared.vec * shared.max_phase) or rows < 16 or cols < 16:
         return None
     return shared
