@@ -198,6 +198,8 @@ INT8_CASES = [((100, 90, 160), (64, 64, 64), 4),    # mma.sync m16n8k32; wgmma m
               ((150, 140, 100), (128, 128, 128), 8),  # two warpgroups, 128-byte rows of K
               ((70, 40, 64), (64, 16, 32), 4),      # n16
               ((50, 60, 70), (32, 64, 64), 8),      # 32 rows: mma.sync everywhere
+              ((90, 100, 100), (32, 32, 64), 4),    # mma.sync everywhere, 2 x 2 warps
+              ((40, 130, 64), (16, 64, 32), 4),     # mma.sync everywhere, 4 warps along N
               ((40, 30, 50), (16, 16, 32), 8)]      # 8 warps on a 16 x 16 tile: CUDA cores
 
 
