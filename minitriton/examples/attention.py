@@ -21,17 +21,22 @@ import minitriton.language as tl
 
 # --8<-- [start:forward]
 @triton.jit
-def attention_fwd_kernel(Q, K, V, Out, M, sm_scale, stride_z, stride_h, stride_n, stride_d, H, N_CTX,
-                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                         CAUSAL: tl.constexpr):
+def attention_fwd_kernel(Q, K, V, Out, M, sm_scale,
+                         stride_z, stride_h, stride_n, stride_d, H, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     start_m = tl.program_id(0) * BLOCK_M
     head = tl.program_id(1)  # z * H + h
     base = (head // H) * stride_z + (head % H) * stride_h
-    q_block = tl.make_block_ptr(Q + base, (N_CTX, HEAD_DIM), (stride_n, stride_d), (start_m, 0),
+    q_block = tl.make_block_ptr(Q + base, (N_CTX, HEAD_DIM),
+                                (stride_n, stride_d), (start_m, 0),
                                 (BLOCK_M, HEAD_DIM), (1, 0))
-    kt_block = tl.make_block_ptr(K + base, (HEAD_DIM, N_CTX), (stride_d, stride_n), (0, 0),
-                                 (HEAD_DIM, BLOCK_N), (0, 1))  # K seen transposed: a dot gives Q K^T
-    v_block = tl.make_block_ptr(V + base, (N_CTX, HEAD_DIM), (stride_n, stride_d), (0, 0),
+    # K seen transposed, so that a dot gives Q K^T
+    kt_block = tl.make_block_ptr(K + base, (HEAD_DIM, N_CTX),
+                                 (stride_d, stride_n), (0, 0),
+                                 (HEAD_DIM, BLOCK_N), (0, 1))
+    v_block = tl.make_block_ptr(V + base, (N_CTX, HEAD_DIM),
+                                (stride_n, stride_d), (0, 0),
                                 (BLOCK_N, HEAD_DIM), (1, 0))
     rows = start_m + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, BLOCK_N)
@@ -39,8 +44,9 @@ def attention_fwd_kernel(Q, K, V, Out, M, sm_scale, stride_z, stride_h, stride_n
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
-    scale = sm_scale * 1.4426950408889634  # log2(e): exp(x) is exp2(x * log2(e))
-    end = tl.minimum(start_m + BLOCK_M, N_CTX) if CAUSAL else N_CTX  # causal: no key past the last query
+    scale = sm_scale * 1.4426950408889634  # log2(e): exp(x) = exp2(x*log2(e))
+    # causal: no key after the block's last query
+    end = tl.minimum(start_m + BLOCK_M, N_CTX) if CAUSAL else N_CTX
     for start_n in range(0, end, BLOCK_N):
         kt = tl.load(kt_block, boundary_check=(1,), padding_option="zero")
         scores = tl.dot(q, kt) * scale
@@ -58,9 +64,11 @@ def attention_fwd_kernel(Q, K, V, Out, M, sm_scale, stride_z, stride_h, stride_n
         kt_block = tl.advance(kt_block, (0, BLOCK_N))
         v_block = tl.advance(v_block, (BLOCK_N, 0))
     tl.store(M + head * N_CTX + rows, m + tl.math.log2(l), mask=rows < N_CTX)
-    o_block = tl.make_block_ptr(Out + base, (N_CTX, HEAD_DIM), (stride_n, stride_d), (start_m, 0),
+    o_block = tl.make_block_ptr(Out + base, (N_CTX, HEAD_DIM),
+                                (stride_n, stride_d), (start_m, 0),
                                 (BLOCK_M, HEAD_DIM), (1, 0))
-    tl.store(o_block, (acc / l[:, None]).to(Out.dtype.element_ty), boundary_check=(0,))
+    out = (acc / l[:, None]).to(Out.dtype.element_ty)
+    tl.store(o_block, out, boundary_check=(0,))
 # --8<-- [end:forward]
 
 
