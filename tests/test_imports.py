@@ -19,7 +19,7 @@ LAYERS = [
     ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
-        "language.semantic", "language.extern", "language.core", "language.aggregate", "language.blocks",
+        "language.semantic", "language.dots", "language.extern", "language.core", "language.aggregate", "language.blocks",
         "language.memory", "language.reduction", "language.debug", "language.shapes", "language.scaled", "language.elementwise",
         "language.extra.*", "specialize", "kernel",
         "cache"]),

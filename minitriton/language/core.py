@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import ir
 from ..ir import DType, dtype_named
-from . import extern as _extern, semantic
+from . import dots, extern as _extern, semantic
 from .semantic import SemanticError, Weak
 
 # The dtypes, under Triton's names (one home: minitriton.ir).
@@ -529,10 +529,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         batch = a.shape[:-2]
         fold = lambda x: None if x is None else semantic.reshape(x, (x.type.numel // (x.shape[-2] * x.shape[-1]),)
                                                                  + x.shape[-2:])
-        folded = semantic.dot(fold(a), fold(b), fold(acc), precision, _unwrap(max_num_imprecise_acc),
+        folded = dots.dot(fold(a), fold(b), fold(acc), precision, _unwrap(max_num_imprecise_acc),
                               _dtype(out_dtype))
         return tensor(semantic.reshape(folded, batch + folded.shape[-2:]))
-    return tensor(semantic.dot(a, b, acc, precision, _unwrap(max_num_imprecise_acc), _dtype(out_dtype)))
+    return tensor(dots.dot(a, b, acc, precision, _unwrap(max_num_imprecise_acc), _dtype(out_dtype)))
 
 
 @builtin(method=True)

@@ -16,8 +16,9 @@ from __future__ import annotations
 from .. import ir
 from ..ir import Value
 from .core import _dtype, _unwrap, _value, builtin, tensor
-from .semantic import (SemanticError, Weak, binary, broadcast_to, cast, compare, dot, emit, expand_dims, reshape,
-                       trans, where)
+from .dots import dot
+from .semantic import (SemanticError, Weak, binary, broadcast_to, cast, compare, emit, expand_dims, reshape, trans,
+                       where)
 
 # --8<-- [start:formats]
 # Every format Triton's ScaleDotElemType names; those without a storage row are not implemented in
