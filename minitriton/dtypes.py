@@ -364,11 +364,14 @@ class TensorWrapper:
         return f"TensorWrapper[{self.dtype}]({self.base!r})"
 
 
-def reinterpret(array, dtype: DType):
+def reinterpret(array, dtype):
     """`array` seen as elements of `dtype` (of the width of its own elements): a TensorWrapper, or
-    the array itself if that is its dtype already."""
+    the array itself if that is its dtype already. `dtype` is a DType, or a torch or numpy dtype."""
     if isinstance(array, TensorWrapper):
         array = array.base
+    if not isinstance(dtype, DType):
+        named = _BY_TORCH.get(str(dtype).removeprefix("torch.")) if "torch" in str(type(dtype)) else None
+        dtype = named or dtype_from_numpy(dtype)
     own = dtype_of_array(array)
     if own is None:
         raise TypeError(f"reinterpret takes an array (numpy, torch, DeviceArray), got {type(array).__name__}")

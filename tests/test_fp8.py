@@ -260,6 +260,8 @@ def test_reinterpret_views_an_array_as_another_dtype_of_its_width():
     assert triton.reinterpret(wrapped, tl.uint8) is codes
     with pytest.raises(ValueError, match="widths must match"):
         triton.reinterpret(np.zeros(4, np.float32), tl.float8e5)
+    assert triton.reinterpret(wrapped, np.uint8) is codes  # a numpy (or torch) dtype names one too
+    assert triton.reinterpret(np.zeros(4, np.int16), np.float16).dtype is tl.float16
 
 
 def test_a_reinterpreted_array_answers_as_a_tensor_does():
