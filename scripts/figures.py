@@ -647,10 +647,41 @@ def backend_figures() -> dict[str, str]:
     return out
 
 
+def language_index() -> str:
+    """Every public name of `triton.language` in minitriton, as a markdown table by the module that
+    defines it (in `language/`, or `dtypes.py`): the list of what the language has, which cannot
+    fall behind the code."""
+    import types
+
+    import minitriton.language as tl
+    from minitriton.dtypes import DType
+
+    groups: dict[str, list[str]] = {}
+    for name in sorted(vars(tl), key=str.lower):
+        value = getattr(tl, name)
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            continue
+        if isinstance(value, DType):
+            where = "element types (`dtypes.py`)"
+        else:
+            module = getattr(value, "__module__", None) or type(value).__module__
+            if module in ("__future__", "typing", "minitriton.language.semantic"):
+                continue  # what the package's own modules import, not the language
+            module = "minitriton.language.core" if module == "builtins" else module  # tl.tuple, the numel limit
+            where = f"`{module.rsplit('.', 1)[-1]}.py`"  # language/<name>.py, or dtypes.py
+        groups.setdefault(where, []).append(f"`{name}`")
+    modules = sorted(f"`tl.{n}`" for n, v in vars(tl).items() if isinstance(v, types.ModuleType)
+                     and v.__name__.startswith("minitriton.language.") and not n.startswith("_"))
+    rows = ["| defined in | names |", "| --- | --- |"]
+    rows += [f"| {where} | {', '.join(names)} |" for where, names in sorted(groups.items())]
+    rows.append(f"| submodules | {', '.join(modules)} |")
+    return "\n".join(rows) + "\n"
+
+
 def sources() -> dict[str, str]:
     """Every generated text file of chapters/figures/, by file name: Graphviz sources and listings."""
     backend = {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in backend_listings().items()}
-    return {**figures(), **backend_figures(), **listings(), **backend}
+    return {**figures(), **backend_figures(), **listings(), **backend, "language_index.md": language_index()}
 
 
 def svg_stamp(source: str) -> str:
