@@ -2,9 +2,10 @@
 
 Chapter: 02-frontend.
 
-- `core`: tensors, constexprs, dtypes, and the builtins on values (arithmetic, math, shapes, dot);
+- `core`: tensors, constexprs, dtypes, and the builtins on values (arithmetic, math, dot);
 - `memory`: load, store, atomics; `reduction`: reductions and scans; `debug`: hints, prints, asserts;
-- `shapes`: join, split, cat, gather, histogram; `scaled`: dot_scaled, made of upcasts and a dot; `elementwise`: inline PTX and mapped scalar functions;
+- `shapes`: reshape, trans, permute, broadcast, expand_dims, join, split, cat, gather, histogram;
+  `scaled`: dot_scaled, made of upcasts and a dot; `elementwise`: inline PTX and mapped scalar functions;
 - `aggregate`: values made of values (tuples...), taken apart where regions need flat values;
 - `blocks`: block pointers and tensor descriptors, and the tiles of pointers they stand for;
 - `semantic`: the typing rules behind them all;
@@ -27,5 +28,6 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
 from .reduction import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, prod, reduce,  # noqa: F401
                         reduce_and, reduce_or, sum, xor_sum)
 from .scaled import dot_scaled  # noqa: F401
-from .shapes import cat, gather, histogram, join, split  # noqa: F401
+from .shapes import (broadcast, broadcast_to, cat, expand_dims, gather, histogram, join, permute,  # noqa: F401
+                     ravel, reshape, split, trans, view)
 from .standard import flip, interleave, sigmoid, softmax, sort, swizzle2d, topk  # noqa: F401

@@ -274,7 +274,7 @@ class tensor:
         for s in slices:
             s = _unwrap(s)
             if s is None:
-                result = expand_dims(result, dim)
+                result = tensor(semantic.expand_dims(_value(result), dim))
                 dim += 1
             elif isinstance(s, slice) and s == slice(None):
                 dim += 1
@@ -290,7 +290,7 @@ class tensor:
 
     @property
     def T(self):
-        return trans(self)
+        return tensor(semantic.trans(self.handle, None))  # the last two axes swapped
 
     @builtin
     def logical_and(self, other) -> tensor:
@@ -304,7 +304,7 @@ class tensor:
         raise SemanticError("cannot iterate over a tensor", "loop with range() over indices")
 
     def view(self, *shape):
-        return reshape(self, *shape)
+        return tensor(semantic.reshape(self.handle, _shape(shape[0] if len(shape) == 1 else shape)))
     # The other methods are builtins marked `method=True`: x.sum(0), x.reshape(4, 8), x.exp(), ...
 
 
@@ -533,68 +533,6 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                               _dtype(out_dtype))
         return tensor(semantic.reshape(folded, batch + folded.shape[-2:]))
     return tensor(dots.dot(a, b, acc, precision, _unwrap(max_num_imprecise_acc), _dtype(out_dtype)))
-
-
-@builtin(method=True)
-def trans(input, *dims) -> tensor:
-    dims = tuple(_const_int(d, "trans's dims") for d in (_unwrap(dims[0]) if len(dims) == 1 and
-                                                            isinstance(_unwrap(dims[0]), (tuple, list)) else dims))
-    return tensor(semantic.trans(_value(input), dims))
-
-
-@builtin(method=True)
-def permute(input, *dims) -> tensor:
-    """Like `trans`, but the permutation must be given (`trans` alone swaps a 2-D tile's axes)."""
-    dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list)) else dims
-    x = _value(input)
-    if len(dims) != len(x.shape):
-        raise SemanticError(f"permute dims must have the same length as input shape: {list(dims)} for a "
-                            f"tile of shape {list(x.shape)}", "give one entry per dimension: permute(x, 1, 0)")
-    return trans(input, *dims)
-
-
-@builtin(method=True)
-def reshape(input, *shape, can_reorder=False) -> tensor:
-    shape = _shape(shape[0] if len(shape) == 1 else shape)
-    return tensor(semantic.reshape(_value(input), shape))
-
-
-view = reshape
-
-
-@builtin(method=True)
-def ravel(x) -> tensor:
-    return reshape(x, [x.numel])
-
-
-@builtin(method=True)
-def broadcast_to(input, *shape) -> tensor:
-    shape = _shape(shape[0] if len(shape) == 1 else shape)
-    return tensor(semantic.broadcast_to(_value(input), shape))
-
-
-@builtin
-def broadcast(input, other):
-    a, b = semantic.broadcast_pair(_value(input), _value(other))
-    return tensor(a), tensor(b)
-
-
-@builtin(method=True)
-def expand_dims(input, axis) -> tensor:
-    axis = _unwrap(axis)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    result = _value(input)
-    rank = len(result.shape) + len(axes)
-    axes = [_const_int(a, "expand_dims's axis") for a in axes]
-    for a in axes:
-        if not -rank <= a < rank:
-            raise SemanticError(f"invalid axis {a}: expand_dims to rank {rank} takes axes from {-rank} to {rank - 1}")
-    normalized = [a % rank for a in axes]
-    if len(set(normalized)) < len(normalized):
-        raise SemanticError(f"expand_dims: duplicate axes, normalized axes = {normalized}")
-    for a in sorted(normalized):
-        result = semantic.expand_dims(result, a)
-    return tensor(result)
 
 
 @builtin(method=True)

@@ -11,7 +11,6 @@ import builtins
 import contextlib
 
 from .. import ir
-from ..dtypes import FACTS
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -170,7 +169,7 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
         lo, hi = (-(1 << (other.bits - 1)), 1 << (other.bits - 1)) if other.kind == "int" else (0, 1 << other.bits)
         if not lo <= w.value < hi:
             raise SemanticError(f"Scalar {w.value} is out of range for type {other}",
-                                f"cast the tensor to a wider type first (x.to(tl.int64))")
+                                "cast the tensor to a wider type first (x.to(tl.int64))")
     return constant(w.value, other)
 
 

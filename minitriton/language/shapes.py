@@ -1,4 +1,5 @@
-"""Tile manipulation in the language: `tl.join`, `tl.split`, `tl.cat`, `tl.gather`, `tl.histogram`.
+"""Tile manipulation in the language: `tl.join`, `tl.split`, `tl.cat`, `tl.gather`, `tl.histogram`,
+and the views of a tile's shape (`reshape`, `trans`, `permute`, `broadcast_to`, `expand_dims`).
 
 `join` puts two tiles side by side along a new last dimension of size 2 and `split` takes them
 apart again; `cat` (1-D, Triton's `can_reorder=True` form) is a join read the other way round.
@@ -10,8 +11,9 @@ and messages are Triton 3.6's; each builtin emits one op of tile IR. `tl.interle
 from __future__ import annotations
 
 from .. import ir
-from .core import _const, _const_int, _unwrap, _value, builtin, tensor
-from .semantic import SemanticError, broadcast_pair, broadcast_to, builder, emit, reshape, trans, unsplat
+from . import semantic
+from .core import _const, _const_int, _shape, _unwrap, _value, builtin, tensor
+from .semantic import SemanticError, broadcast_pair, builder, emit, unsplat
 
 
 # --8<-- [start:join]
@@ -23,8 +25,8 @@ def join(a, b) -> tensor:
         raise SemanticError(f"join needs two tensors of one dtype, got {a.dtype} and {b.dtype}",
                             "convert one of them with .to(...)")
     if not a.type.is_tile:  # two scalars make a tile of shape [2]
-        pair = emit("join", [broadcast_to(a, (1,)), broadcast_to(b, (1,))])
-        return tensor(reshape(pair, (2,)))
+        pair = emit("join", [semantic.broadcast_to(a, (1,)), semantic.broadcast_to(b, (1,))])
+        return tensor(semantic.reshape(pair, (2,)))
     return tensor(emit("join", [a, b]))
 
 
@@ -37,7 +39,7 @@ def split(a) -> tuple[tensor, tensor]:
         raise SemanticError(f"split needs a tensor whose last dimension has size 2, got shape {list(x.shape)}",
                             "join two tensors first, or reshape so that the last dimension is 2")
     if len(x.shape) == 1:
-        left, right = builder().create("split", [reshape(x, (1, 2))]).results
+        left, right = builder().create("split", [semantic.reshape(x, (1, 2))]).results
         return tensor(unsplat(left)), tensor(unsplat(right))
     left, right = builder().create("split", [x]).results
     return tensor(left), tensor(right)
@@ -54,8 +56,8 @@ def cat(input, other, can_reorder=False) -> tensor:
     a, b = _value(input), _value(other)
     if len(a.shape) != 1 or a.type != b.type:
         raise SemanticError(f"cat takes two 1-D tensors of one shape and dtype, got {a.type} and {b.type}")
-    pairs = trans(emit("join", [a, b]), (1, 0))  # [2, n]: input's row, then other's
-    return tensor(reshape(pairs, (2 * a.shape[0],)))
+    pairs = semantic.trans(emit("join", [a, b]), (1, 0))  # [2, n]: input's row, then other's
+    return tensor(semantic.reshape(pairs, (2 * a.shape[0],)))
 
 
 # --8<-- [start:gather]
@@ -96,8 +98,72 @@ def histogram(input, num_bins, mask=None) -> tensor:
                             "round it up with triton.next_power_of_2 and ignore the extra bins")
     operands = [x]
     if _unwrap(mask) is not None:
-        m = broadcast_to(_value(mask), x.shape)
+        m = semantic.broadcast_to(_value(mask), x.shape)
         if m.dtype != ir.int1:
             raise SemanticError(f"Mask must have boolean scalar type, got {m.dtype}", "compare it: mask = x < n")
         operands.append(m)
     return tensor(emit("histogram", operands, bins=bins))
+
+
+# --8<-- [start:views]
+@builtin(method=True)
+def trans(input, *dims) -> tensor:
+    dims = tuple(_const_int(d, "trans's dims") for d in (_unwrap(dims[0]) if len(dims) == 1 and
+                                                            isinstance(_unwrap(dims[0]), (tuple, list)) else dims))
+    return tensor(semantic.trans(_value(input), dims))
+
+
+@builtin(method=True)
+def permute(input, *dims) -> tensor:
+    """Like `trans`, but the permutation must be given (`trans` alone swaps a 2-D tile's axes)."""
+    dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (tuple, list)) else dims
+    x = _value(input)
+    if len(dims) != len(x.shape):
+        raise SemanticError(f"permute dims must have the same length as input shape: {list(dims)} for a "
+                            f"tile of shape {list(x.shape)}", "give one entry per dimension: permute(x, 1, 0)")
+    return trans(input, *dims)
+
+
+@builtin(method=True)
+def reshape(input, *shape, can_reorder=False) -> tensor:
+    shape = _shape(shape[0] if len(shape) == 1 else shape)
+    return tensor(semantic.reshape(_value(input), shape))
+
+
+view = reshape
+
+
+@builtin(method=True)
+def ravel(x) -> tensor:
+    return reshape(x, [x.numel])
+
+
+@builtin(method=True)
+def broadcast_to(input, *shape) -> tensor:
+    shape = _shape(shape[0] if len(shape) == 1 else shape)
+    return tensor(semantic.broadcast_to(_value(input), shape))
+
+
+@builtin
+def broadcast(input, other):
+    a, b = semantic.broadcast_pair(_value(input), _value(other))
+    return tensor(a), tensor(b)
+
+
+@builtin(method=True)
+def expand_dims(input, axis) -> tensor:
+    axis = _unwrap(axis)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    result = _value(input)
+    rank = len(result.shape) + len(axes)
+    axes = [_const_int(a, "expand_dims's axis") for a in axes]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise SemanticError(f"invalid axis {a}: expand_dims to rank {rank} takes axes from {-rank} to {rank - 1}")
+    normalized = [a % rank for a in axes]
+    if len(set(normalized)) < len(normalized):
+        raise SemanticError(f"expand_dims: duplicate axes, normalized axes = {normalized}")
+    for a in sorted(normalized):
+        result = semantic.expand_dims(result, a)
+    return tensor(result)
+# --8<-- [end:views]

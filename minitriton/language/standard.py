@@ -8,7 +8,7 @@ from ..jit import jit
 from . import core as tl
 from .debug import static_assert
 from .reduction import max, min, xor_sum
-from .shapes import join
+from .shapes import expand_dims, join, reshape
 
 
 @jit
@@ -49,7 +49,7 @@ def _bit(n_bits: tl.constexpr, j: tl.constexpr):
     """Bit j of the position, on a hypercube of n_bits dimensions of size 2 (dimension
     n_bits - 1 - j holds it: the last dimension is bit 0). Built by expand_dims, not reshape, so
     that the layout pass can compute it in whatever layout its user has."""
-    return tl.expand_dims(tl.arange(0, 2), _all_but(n_bits, n_bits - 1 - j))
+    return expand_dims(tl.arange(0, 2), _all_but(n_bits, n_bits - 1 - j))
 
 
 @jit
@@ -90,7 +90,7 @@ def _sort(x, k: tl.constexpr, dim: tl.constexpr, descending: tl.constexpr):
     log_n: tl.constexpr = _log2(x.shape[last])
     log_k: tl.constexpr = log_n if k is None else _log2(k)
     n_bits: tl.constexpr = _log2(x.numel)
-    h = tl.reshape(x, [2] * n_bits if n_bits else [1])
+    h = reshape(x, [2] * n_bits if n_bits else [1])
     for i in tl.static_range(1, log_k + 1):
         h = _bitonic_merge(h, i, 2 if i < log_n else descending)
     for i in tl.static_range(log_k + 1, log_n + 1):
@@ -99,7 +99,7 @@ def _sort(x, k: tl.constexpr, dim: tl.constexpr, descending: tl.constexpr):
         else:
             h = min(h, _log2(h.numel) - 1 - log_k)
         h = _bitonic_merge(h, log_k, 2 if i < log_n else descending)
-    return tl.reshape(h, x.shape[:-1] + [2 ** log_k])
+    return reshape(h, x.shape[:-1] + [2 ** log_k])
 
 
 @jit
@@ -124,10 +124,10 @@ def flip(x, dim=None):
     d: tl.constexpr = len(x.shape) - 1 if dim is None else dim % len(x.shape)
     steps: tl.constexpr = _log2(x.shape[d])
     bits = x.to(tl.get_int_dtype(x.dtype.primitive_bitwidth, True), bitcast=True)
-    y = tl.reshape(bits, x.shape[:d] + [2] * steps + x.shape[d + 1:])
+    y = reshape(bits, x.shape[:d] + [2] * steps + x.shape[d + 1:])
     for i in tl.static_range(steps):
         y = y ^ xor_sum(y, d + i, True)
-    return tl.reshape(y, x.shape).to(x.dtype, bitcast=True)
+    return reshape(y, x.shape).to(x.dtype, bitcast=True)
 # --8<-- [end:flip]
 
 
@@ -137,7 +137,7 @@ def interleave(a, b):
     c = join(a, b)
     if len(c.shape) == 1:  # two scalars
         return c
-    return tl.reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
+    return reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
 
 
 for _method in (sigmoid, softmax, sort, flip):  # x.sort(), x.softmax(): methods of tensors, as in Triton
