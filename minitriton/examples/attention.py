@@ -97,6 +97,19 @@ def _probabilities(q, kt, m, rows, cols, N_CTX, scale, CAUSAL: tl.constexpr):
 
 
 @triton.jit
+def _query_block(Q, dOut, M, Delta, base, head, rows, dims, N_CTX, HEAD_DIM: tl.constexpr):
+    """What both backward kernels read of a block of queries: Q, dO, the forward's log-sum-exp M
+    and delta (zeros past the sequence's end)."""
+    inside = rows < N_CTX
+    offs = base + rows[:, None] * HEAD_DIM + dims[None, :]
+    q = tl.load(Q + offs, mask=inside[:, None], other=0.0)
+    do = tl.load(dOut + offs, mask=inside[:, None], other=0.0)
+    m = tl.load(M + head * N_CTX + rows, mask=inside, other=0.0)
+    delta = tl.load(Delta + head * N_CTX + rows, mask=inside, other=0.0)
+    return q, do, m, delta
+
+
+@triton.jit
 def attention_bwd_dkdv_kernel(Q, K, V, dOut, M, Delta, dK, dV, sm_scale, H, N_CTX, HEAD_DIM: tl.constexpr,
                               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
     """One block of keys: dV = sum over queries of P^T dO, dK = sm_scale * sum of dS^T Q, where
@@ -115,11 +128,7 @@ def attention_bwd_dkdv_kernel(Q, K, V, dOut, M, Delta, dK, dV, sm_scale, H, N_CT
     begin = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0  # causal: no query before the first key
     for start_m in range(begin, N_CTX, BLOCK_M):
         rows = start_m + tl.arange(0, BLOCK_M)
-        query_mask = rows[:, None] < N_CTX
-        q = tl.load(Q + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=query_mask, other=0.0)
-        do = tl.load(dOut + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=query_mask, other=0.0)
-        m = tl.load(M + head * N_CTX + rows, mask=rows < N_CTX, other=0.0)
-        delta = tl.load(Delta + head * N_CTX + rows, mask=rows < N_CTX, other=0.0)
+        q, do, m, delta = _query_block(Q, dOut, M, Delta, base, head, rows, dims, N_CTX, HEAD_DIM)
         p = _probabilities(q, tl.trans(k), m, rows, cols, N_CTX, scale, CAUSAL)
         dv += tl.dot(tl.trans(p).to(do.dtype), do)
         ds = p * (tl.dot(do, tl.trans(v)).to(tl.float32) - delta[:, None])
@@ -138,11 +147,7 @@ def attention_bwd_dq_kernel(Q, K, V, dOut, M, Delta, dQ, sm_scale, H, N_CTX, HEA
     base = head * N_CTX * HEAD_DIM
     rows = start_m + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
-    query_mask = rows[:, None] < N_CTX
-    q = tl.load(Q + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=query_mask, other=0.0)
-    do = tl.load(dOut + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=query_mask, other=0.0)
-    m = tl.load(M + head * N_CTX + rows, mask=rows < N_CTX, other=0.0)
-    delta = tl.load(Delta + head * N_CTX + rows, mask=rows < N_CTX, other=0.0)
+    q, do, m, delta = _query_block(Q, dOut, M, Delta, base, head, rows, dims, N_CTX, HEAD_DIM)
     dq = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
     scale = sm_scale * 1.4426950408889634
     end = tl.minimum(start_m + BLOCK_M, N_CTX) if CAUSAL else N_CTX
@@ -155,7 +160,7 @@ def attention_bwd_dq_kernel(Q, K, V, dOut, M, Delta, dQ, sm_scale, H, N_CTX, HEA
         ds = p * (tl.dot(do, tl.trans(v)).to(tl.float32) - delta[:, None])
         dq += tl.dot(ds.to(k.dtype), k)
     tl.store(dQ + base + rows[:, None] * HEAD_DIM + dims[None, :], (dq * sm_scale).to(dQ.dtype.element_ty),
-             mask=query_mask)
+             mask=rows[:, None] < N_CTX)
 # --8<-- [end:backward]
 
 
