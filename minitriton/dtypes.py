@@ -564,6 +564,15 @@ def float_from_bits(bits, dtype: DType) -> np.ndarray:
     return bf16_from_bits(bits) if dtype.is_bf16() else _FP8_VALUES[dtype.name][np.asarray(bits).view(np.uint8)]
 
 
+def nearest(x: float, dtype: DType) -> float:
+    """The number of the float type `dtype` nearest to `x` (past the largest finite: infinity, or an
+    fp8's saturation), as a constant of that type holds it in the interpreter and in codegen."""
+    if dtype.stored_as_bits:
+        return float(float_from_bits(float_bits(x, dtype), dtype))
+    with np.errstate(over="ignore"):
+        return float(np.asarray(x).astype(dtype.np))
+
+
 # --8<-- [start:tf32]
 def round_to_tf32(x) -> np.ndarray:
     """float32 values rounded to tf32 (10 mantissa bits) as `cvt.rna.tf32.f32` rounds: to nearest,

@@ -175,8 +175,10 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         except RecursionError as e:
             raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
                              "@jit functions are inlined, so they cannot recurse") from e
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, ZeroDivisionError,
-                OverflowError, AssertionError) as e:
+        except ZeroDivisionError as e:  # Python's own arithmetic on compile-time constants
+            raise self.error(node, f"{e} (in compile-time constants)",
+                             "the divisor is a constant zero here; check the constexpr values") from e
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, AssertionError) as e:
             raise self.error(node, f"{type(e).__name__}: {e}") from e
         finally:
             self.builder.loc = saved

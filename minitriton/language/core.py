@@ -423,7 +423,8 @@ def clamp(x, min, max, propagate_nan=PropagateNan.NONE) -> tensor:
     """`x` within [min, max], floats only; with PropagateNan.NONE a NaN `x` becomes `min`."""
     x, lo, hi = (_value(v) for v in (x, min, max))
     if not semantic.promoted_bf16(x).dtype.is_floating():
-        raise SemanticError(f"Unexpected dtype {x.dtype}. Only floating point clamp is supported")
+        raise SemanticError(f"Unexpected dtype {x.dtype}. Only floating point clamp is supported",
+                            "for integers, use tl.minimum(tl.maximum(x, lo), hi)")
     nan = _nan_mode(propagate_nan)
     return tensor(semantic.minmax("minimum", semantic.minmax("maximum", x, lo, nan), hi, nan))
 
@@ -463,7 +464,8 @@ def fma(x, y, z) -> tensor:
 def umulhi(x, y) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "umulhi")
     if not a.dtype.is_int():
-        raise SemanticError(f"umulhi needs integers, got {a.dtype}")
+        raise SemanticError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got {a.dtype}",
+                            "umulhi is the high half of an integer product")
     return tensor(semantic.emit("umulhi", [a, b]))
 
 

@@ -16,8 +16,8 @@ from .. import ir
 from ..ir import Value
 from .blocks import block_ptr, padding_value, tensor_descriptor
 from .core import _operand, _unwrap, _value, builtin, tensor
-from .semantic import (SemanticError, Weak, _as_mask, broadcast_shapes, broadcast_to, builder, cast, compare, constant,
-                       emit, scalar_constant)
+from .semantic import (SemanticError, Weak, _as_mask, broadcast_shapes, broadcast_to, builder, cast, compare,
+                       converted, emit, scalar_constant)
 
 
 # --8<-- [start:builtins]
@@ -215,14 +215,14 @@ def load_rule(ptr: Value, mask=None, other=None) -> Value:
     ptr, mask = broadcast_to(ptr, shape), broadcast_to(mask, shape)
     if other is None:
         return emit("load", [ptr, mask])
-    other = constant(other.value, pointee) if isinstance(other, Weak) else cast(other, pointee)
+    other = converted(other.value, pointee) if isinstance(other, Weak) else cast(other, pointee)
     return emit("load", [ptr, mask, broadcast_to(other, shape)])
 
 
 def _stored(value, pointee: ir.DType) -> Value:
     """A value written to memory, converted to the pointee type (a Python number typed on its own
     first, then converted: `tl.store(p_int8, 300)` stores 44, as in Triton)."""
-    return cast(scalar_constant(value.value) if isinstance(value, Weak) else value, pointee)
+    return converted(value.value, pointee) if isinstance(value, Weak) else cast(value, pointee)
 
 
 def _writable(ptr: Value, what: str) -> Value:

@@ -11,6 +11,7 @@ import builtins
 import contextlib
 
 from .. import ir
+from ..dtypes import nearest
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -112,23 +113,56 @@ class Weak:
                                   (ir.int64, -2**63, 2**63), (ir.uint64, 0, 2**64)):
                 if lo <= self.value < hi:
                     return dtype
-            raise SemanticError(f"integer constant {self.value} does not fit in 64 bits")
+            raise SemanticError(f"Nonrepresentable integer {self.value}: it does not fit in 64 bits",
+                                "integers in a kernel have at most 64 bits")
         magnitude = builtins.abs(self.value)
         if magnitude in (0.0, float("inf")) or magnitude != magnitude or 2**-126 <= magnitude <= 3.4028234663852886e38:
             return ir.float32
         return ir.float64
 
 
+# --8<-- [start:constant]
 def constant(value, dtype: DType) -> Value:
+    """The constant `value` of `dtype`. A float type takes any number, rounded to its nearest (an
+    overflow is infinity, as Triton's constants round); an integer type only the integers it holds
+    (what `tl.full((n,), 2**40, tl.int32)` or `tl.full(..., float("-inf"), tl.int32)` would lose
+    is an error); a boolean any number, by its truth; a pointer only 0 (null)."""
     if dtype.is_floating():
-        value = float(value)
-    elif dtype.is_bool():
-        value = bool(value)
-    else:
-        value = int(value)
-        if dtype.kind == "uint":
-            value &= (1 << dtype.bits) - 1
-    return builder().constant(value, dtype)
+        try:
+            return builder().constant(nearest(float(value), dtype), dtype)
+        except OverflowError:
+            raise SemanticError(f"Nonrepresentable number {value}: too large for a float",
+                                "floats in a kernel have at most 64 bits") from None
+    if dtype.is_bool() or dtype.is_ptr() and value == 0:
+        return builder().constant(bool(value) if dtype.is_bool() else 0, dtype)
+    if dtype.is_ptr():
+        raise SemanticError(f"cannot make a constant pointer of {value}", "the only constant pointer is 0 (null)")
+    if isinstance(value, float) and not value.is_integer():
+        raise SemanticError(f"cannot make a constant of {dtype} from the float {value}",
+                            f"an integer tile holds integers: make a float tile (tl.float32) or give an "
+                            f"integer such as {dtype.get_int_min_value()} (the smallest {dtype})")
+    if not dtype.get_int_min_value() <= value <= dtype.get_int_max_value():
+        raise SemanticError(f"Scalar {value} is out of range for type {dtype}",
+                            f"{dtype} holds {dtype.get_int_min_value()} to {dtype.get_int_max_value()}; "
+                            "use a wider type, or write the value that is meant")
+    return builder().constant(int(value), dtype)
+
+
+def converted(value, dtype: DType) -> Value:
+    """A Python number as a value of `dtype`, as Triton converts one given for `other=` or stored:
+    typed on its own (`Weak.dtype`), then cast (-1 into uint8 is 255, -inf into int32 its
+    smallest). A number both types hold exactly is that constant: the same value, one op fewer."""
+    def holds(t: DType) -> bool:
+        if t.is_floating():
+            return value != value or nearest(float(value), t) == value  # every float type has a NaN
+        if t.is_bool():
+            return value in (0, 1)
+        return float(value).is_integer() and t.get_int_min_value() <= value <= t.get_int_max_value()
+    exact = holds(Weak(value).dtype) and holds(dtype)
+    return constant(value, dtype) if exact else cast(scalar_constant(value), dtype)
+
+
+# --8<-- [end:constant]
 
 
 def scalar_constant(value) -> Value:
@@ -146,9 +180,36 @@ def meet(a, b, op: str) -> tuple[Value, Value]:
     if isinstance(b, Weak):
         b = weak_to(b, a.dtype, op)
     if a.dtype.is_ptr() or b.dtype.is_ptr():
+        if op != "select" or a.dtype != b.dtype:
+            raise invalid_operands(a.dtype, b.dtype, POINTER_HINTS.get(op, POINTER_HINTS["arith"]))
         return broadcast_pair(a, b)
     dtype = computation_type(a.dtype, b.dtype, op)
     return broadcast_pair(cast(a, dtype), cast(b, dtype))
+
+
+# --8<-- [start:pointer-operands]
+POINTER_HINTS = {  # what to write instead, by where a pointer met an operator that does not take it
+    "arith": "pointers take only + and - of integer offsets (ptr + offsets); load through them for values",
+    "cmp": "compare the offsets instead, or the addresses as integers: ptr.to(tl.int64)",
+    "select": "tl.where picks between two pointers of one type, or between two values; not a pointer and a value",
+    "offset": "a pointer moves by a whole number of elements: convert the offsets, offsets.to(tl.int32)",
+    "mask": "a condition selects elements through mask= of tl.load / tl.store (tl.load(ptr + offsets, "
+            "mask=cond)); to move the pointer by 0 or 1, convert it: cond.to(tl.int32)",
+}
+
+
+def invalid_operands(a: DType, b: DType, hint: str | None = None) -> SemanticError:
+    """Triton's error for two operand types an operator does not take together."""
+    return SemanticError(f"invalid operands of type {a} and {b}", hint)
+
+
+def no_pointer(x: Value, what: str) -> Value:
+    """`x`, checked not to be a pointer: `what` (a math function, a reduction) takes numbers only."""
+    if x.dtype.is_ptr():
+        raise SemanticError(f"Unexpected dtype {x.dtype}: {what} takes numbers, not pointers",
+                            "load through the pointers first: tl.load(ptr)")
+    return x
+# --8<-- [end:pointer-operands]
 
 
 def _kind(dtype: DType) -> int:
@@ -249,14 +310,30 @@ def cast(x: Value, dtype: DType, bitcast: bool = False, rounding: str | None = N
             return emit("cast", [x], dtype=dtype, rounding="rtz")
     if x.dtype == dtype:
         return x
+    if bitcast and (x.dtype.is_ptr() or dtype.is_ptr()):
+        return pointer_cast(x, dtype)  # as Triton: a pointer's bitcast is its cast
     if bitcast:
         if x.dtype.bits != dtype.bits:
             raise SemanticError(f"cannot bitcast {x.dtype} ({x.dtype.bits} bits) to {dtype} "
                                 f"({dtype.bits} bits)", "bitcast needs two types of one width")
         return emit("bitcast", [x], dtype=dtype)
-    if x.dtype.is_ptr() and dtype.is_floating() or x.dtype.is_floating() and dtype.is_ptr():
-        raise SemanticError(f"cannot convert {x.dtype} to {dtype}")
+    if x.dtype.is_ptr() or dtype.is_ptr():
+        return pointer_cast(x, dtype)
     return emit("cast", [x], dtype=dtype)
+
+
+def pointer_cast(x: Value, dtype: DType) -> Value:
+    """The conversions of pointers Triton has: to another pointer, to a 64-bit integer (the
+    address) or to a boolean (not null), and from a 64-bit integer."""
+    source = x.dtype
+    if source.is_ptr() and dtype.is_bool():
+        return emit("cmp", [cast(x, ir.int64), broadcast_to(constant(0, ir.int64), x.shape)], predicate="ne")
+    if source.is_ptr() and (dtype.is_ptr() or dtype.is_int() and dtype.bits == 64) or \
+            dtype.is_ptr() and source.is_int() and source.bits == 64:
+        return emit("cast", [x], dtype=dtype)
+    raise SemanticError(f"cannot cast {x.type} to {dtype}",
+                        "a pointer converts to another pointer, to tl.int64 (its address) or to tl.int1, "
+                        "and back from tl.int64")
 # --8<-- [end:cast]
 
 
@@ -275,8 +352,7 @@ def binary(op: str, a, b) -> Value:
     a, b = meet(a, b, op)
     dtype = a.dtype
     if op in BITWISE and not dtype.is_int():
-        raise SemanticError(f"invalid operands of type {dtype} for a bitwise operator",
-                            "bitwise operators need integers")
+        raise invalid_operands(dtype, dtype, "bitwise operators need integers")
     if op == "floordiv":
         if not dtype.is_int():
             raise SemanticError("`//` needs integer operands", "use `/` for floats")
@@ -306,6 +382,7 @@ def through_fp32(name: str, operands: list[Value], **attrs) -> Value:
 def absolute(x: Value) -> Value:
     """|x|: an fp8 (but AMD's, whose 0x80 is a NaN) by clearing its sign bit, as Triton does, so an
     infinity stays one; an unsigned integer or a boolean is its own absolute value."""
+    no_pointer(x, "tl.abs")
     if x.dtype.kind == "uint" or x.dtype.is_bool():
         return x
     if x.dtype.is_fp8() and ir.FORMATS[x.dtype.name].specials != "fnuz":
@@ -314,34 +391,33 @@ def absolute(x: Value) -> Value:
     return through_fp32("abs", [x])
 
 
+# --8<-- [start:pointer-arith]
 def pointer_arith(op: str, a, b) -> Value:
-    if op not in ("add", "sub"):
-        raise SemanticError(f"operator {op} is not defined on pointers",
-                            "pointers take + and - of integer offsets")
+    """`ptr + offsets`, `offsets + ptr`, `ptr - offsets`: the only arithmetic on pointers. The offset
+    must be an integer (a boolean is refused: `ptr + mask` is a mask meant for tl.load)."""
+    dtypes = [x.dtype for x in (a, b)]
+    if op not in ("add", "sub") or op == "sub" and (isinstance(a, Weak) or not a.dtype.is_ptr()):
+        raise invalid_operands(*dtypes, POINTER_HINTS["arith"])
     if isinstance(a, Weak) or not a.dtype.is_ptr():
-        if op == "sub":
-            raise SemanticError("an integer minus a pointer is not defined")
         a, b = b, a
     if isinstance(b, Weak):
         b = scalar_constant(b.value)
     if b.dtype.is_ptr():
-        raise SemanticError("cannot add or subtract two pointers",
-                            "offset a pointer by an integer tile: ptr + offsets")
-    if not b.dtype.is_int():
-        raise SemanticError(f"pointer offsets must be integers, got {b.dtype}")
+        raise SemanticError("cannot add pointers together" if op == "add" else
+                            f"invalid operands of type {a.dtype} and {b.dtype}",
+                            "offset a pointer by an integer tile: ptr + offsets (to subtract two pointers, "
+                            "subtract their offsets, or their addresses: p.to(tl.int64) - q.to(tl.int64))")
+    if not b.dtype.is_int() or b.dtype.is_bool():
+        raise SemanticError(f"invalid operands of type {a.dtype} and {b.dtype}: pointer offsets must be integers",
+                            POINTER_HINTS["mask" if b.dtype.is_bool() else "offset"])
     if op == "sub":
         b = emit("neg", [b])
     a, b = broadcast_pair(a, b)
     return emit("addptr", [a, b])
+# --8<-- [end:pointer-arith]
 
 
 def compare(predicate: str, a, b) -> Value:
-    a_ptr = not isinstance(a, Weak) and a.dtype.is_ptr()
-    b_ptr = not isinstance(b, Weak) and b.dtype.is_ptr()
-    if a_ptr or b_ptr:
-        a = a if not isinstance(a, Weak) else scalar_constant(a.value)
-        b = b if not isinstance(b, Weak) else scalar_constant(b.value)
-        a, b = cast(a, ir.int64), cast(b, ir.int64)
     a, b = meet(a, b, "cmp")
     if a.dtype.is_fp8():  # compared as the fp32 numbers they are
         a, b = cast(a, ir.float32), cast(b, ir.float32)
@@ -350,9 +426,17 @@ def compare(predicate: str, a, b) -> Value:
 
 def logical(op: str, a: Value, b) -> Value:
     """`a and b`, `a or b` on tiles (both sides evaluated): each side is true where it is not zero."""
-    truth = [scalar_constant(bool(v.value)) if isinstance(v, Weak) else v for v in (a, b)]
-    a, b = (v if v.dtype == ir.int1 else compare("ne", v, Weak(0)) for v in truth)
-    return binary(op, a, b)
+    return binary(op, truth(a), truth(b))
+
+
+def truth(x) -> Value:
+    """Where `x` is not zero (a pointer: not null), as a condition: the meaning of `if`, `not`,
+    `and`, `or` and tl.where's condition for any type."""
+    if isinstance(x, Weak):
+        return scalar_constant(bool(x.value))
+    if x.dtype.is_ptr():
+        return pointer_cast(x, ir.int1)
+    return x if x.dtype == ir.int1 else compare("ne", x, Weak(0))
 
 
 def unsplat(x: Value) -> Value:
@@ -362,15 +446,18 @@ def unsplat(x: Value) -> Value:
 
 def unary(op: str, x: Value) -> Value:
     if op == "neg":
+        if x.dtype.is_ptr():
+            raise SemanticError(f"wrong type argument to unary minus ({x.dtype})", POINTER_HINTS["arith"])
         if x.dtype.is_bool():
             x = cast(x, ir.int32)
         return through_fp32("neg", [x])
     if op == "not":  # bitwise invert `~`
         if not x.dtype.is_int():
-            raise SemanticError(f"`~` needs an integer, got {x.dtype}")
+            raise SemanticError(f"wrong type argument to unary invert ({x.dtype})",
+                                "`~` inverts the bits of an integer; for a condition write `not c` or c == 0")
         return emit("not", [x])
-    if op == "lnot":  # `not x`: x == 0
-        return compare("eq", x, Weak(0))
+    if op == "lnot":  # `not x`: x == 0 (a pointer: null)
+        return compare("eq", cast(x, ir.int64) if x.dtype.is_ptr() else x, Weak(0))
     raise AssertionError(f"unknown unary op {op}")
 
 
@@ -380,6 +467,9 @@ FLOAT_MATH = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh
 
 def math(op: str, x: Value) -> Value:
     """Math functions of floats; integers are converted to fp32 first."""
+    if x.dtype.is_ptr():
+        raise SemanticError(f"Expected dtype ['fp32', 'fp64'] but got {x.dtype}",
+                            f"{op} takes numbers: load through the pointers first, tl.load(ptr)")
     if not x.dtype.is_floating():
         if op in ("floor", "ceil"):
             return x
@@ -391,10 +481,7 @@ def math(op: str, x: Value) -> Value:
 
 
 def where(cond: Value, a, b) -> Value:
-    if isinstance(cond, Weak):
-        cond = scalar_constant(cond.value)
-    if cond.dtype != ir.int1:
-        cond = compare("ne", cond, Weak(0))
+    cond = truth(cond)
     if isinstance(a, Weak) and isinstance(b, Weak):
         a, b = scalar_constant(a.value), scalar_constant(b.value)
     a, b = meet(a, b, "select")
@@ -411,10 +498,13 @@ def minmax(op: str, a: Value, b: Value, propagate_nan: bool = False) -> Value:
 
 
 def _as_mask(mask) -> Value:
+    """A load's or store's mask: booleans only, as in Triton (an integer tile there is most often
+    the offsets, given where `offsets < n` was meant)."""
     if isinstance(mask, Weak):
-        mask = scalar_constant(bool(mask.value))
+        mask = scalar_constant(mask.value)
     if mask.dtype != ir.int1:
-        mask = compare("ne", mask, Weak(0))
+        raise SemanticError(f"Mask must have boolean scalar type, got {mask.dtype}",
+                            "make the mask with a comparison: mask = offsets < n")
     return mask
 
 
@@ -444,6 +534,8 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
     if not x.type.is_tile:
         raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
     _no_fp8(x, "reduce")
+    if x.type.numel > 1:  # one element is its own reduction, pointer or not (`unsplat`)
+        no_pointer(x, f"tl.{kind}")
     if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
         result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
         for _ in range(len(x.shape) if keep_dims else 0):
@@ -480,6 +572,7 @@ def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
     if not x.type.is_tile:
         raise SemanticError("cannot scan a scalar")
     _no_fp8(x, "scan")
+    no_pointer(x, f"tl.cum{kind}")
     axis = _axis(axis, len(x.shape))
     return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
 
@@ -580,7 +673,7 @@ def device_print(prefix: str, values: list[Value], hex: bool) -> None:
 
 
 def device_assert(cond: Value, message: str) -> None:
-    builder().create("assert", [_as_mask(cond)], {"message": message})
+    builder().create("assert", [truth(cond)], {"message": message})
 
 
 def hint(x: Value, kind: str, values: tuple[int, ...]) -> Value:
