@@ -256,11 +256,17 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     def visit_Assert(self, node: ast.Assert):
         test = self.visit(node.test)
-        msg = "" if node.msg is None else str(self.visit(node.msg))
+        msg = "" if node.msg is None else tl._unwrap(self.visit(node.msg))
+        if isinstance(msg, tl.tensor):
+            raise self.error(node.msg, "an assert's message must be a string, got a tensor",
+                             "the message is fixed when the kernel compiles: give a string, and "
+                             "tl.device_print the values")
+        msg = str(msg)
         if isinstance(test, tl.tensor):
             device_assert(test, msg or ast.unparse(node.test))
         elif not test:
-            raise self.error(node, f"assertion failed: {msg or ast.unparse(node.test)}")
+            raise self.error(node, f"assertion failed: {msg or ast.unparse(node.test)}",
+                             "this assert's condition is a compile-time value, and it is false")
 
 
     # -- expressions --------------------------------------------------------------------------------

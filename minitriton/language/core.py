@@ -182,7 +182,8 @@ def _const(x, what: str):
 def _const_int(x, what: str) -> int:
     x = _const(x, what)
     if not isinstance(x, int) or isinstance(x, bool):
-        raise SemanticError(f"{what} must be an integer constant, got {x!r}")
+        raise SemanticError(f"{what} must be an integer constant, got {x!r}",
+                            "give a Python int or a tl.constexpr parameter")
     return x
 
 
@@ -196,7 +197,8 @@ def _shape(shape, what: str = "shape") -> tuple[int, ...]:
 def _dtype(x) -> DType:
     x = _unwrap(x)
     if not isinstance(x, DType):
-        raise SemanticError(f"expected a dtype such as tl.float32, got {x!r}")
+        raise SemanticError(f"expected a dtype such as tl.float32, got {x!r}",
+                            "name it from the language: tl.float32, tl.int64, x.dtype...")
     return x
 
 
@@ -267,7 +269,8 @@ class tensor:
     # --8<-- [end:tensor]
 
     def __getitem__(self, slices):
-        """`x[:, None]`: a None adds a dimension of size 1, a `:` keeps one."""
+        """`x[:, None]`: a None adds a dimension of size 1, a `:` keeps one (one of the tile's own:
+        there are no more `:` than it has dimensions)."""
         if not isinstance(slices, tuple):
             slices = (slices,)
         result, dim = self, 0
@@ -277,6 +280,10 @@ class tensor:
                 result = tensor(semantic.expand_dims(_value(result), dim))
                 dim += 1
             elif isinstance(s, slice) and s == slice(None):
+                if dim >= len(result.shape):
+                    raise SemanticError(f"too many indices for a tensor of dimension {len(self.shape)}",
+                                        "write one `:` for each dimension the tile has (and None where a "
+                                        "dimension of size 1 is added)")
                 dim += 1
             else:
                 raise SemanticError(f"unsupported tensor index: {s!r}",

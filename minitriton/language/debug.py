@@ -48,7 +48,9 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False) -> None:
 def static_assert(cond, msg="") -> None:
     cond = _const(cond, "static_assert's condition")
     if not cond:
-        raise SemanticError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+        raise SemanticError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed",
+                            "a tl.static_assert checks compile-time values (constexprs, shapes, dtypes) "
+                            "while the kernel compiles")
 
 
 @builtin
@@ -56,7 +58,12 @@ def device_assert(cond, msg="", mask=None) -> None:
     c = _value(cond)
     if _unwrap(mask) is not None:
         c = semantic.binary("or", c, semantic.unary("lnot", _value(mask)))
-    semantic.device_assert(c, str(_unwrap(msg)))
+    msg = _unwrap(msg)
+    if not isinstance(msg, str):
+        raise SemanticError(f"device_assert's message must be a string, got {type(msg).__name__} {msg!r}",
+                            "the message is fixed when the kernel compiles: give a string literal, and "
+                            "tl.device_print the values")
+    semantic.device_assert(c, msg)
 
 
 @builtin

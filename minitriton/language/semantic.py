@@ -242,7 +242,8 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     shape = []
     for x, y in zip(a, b):
         if x != y and 1 not in (x, y):
-            raise SemanticError(f"cannot broadcast shapes {list(a)} and {list(b)}",
+            raise SemanticError(f"cannot broadcast shapes {list(a)} and {list(b)}: incompatible dimensions at "
+                                f"index {len(shape)}: {x} and {y}",
                                 "the sizes of each dimension must match or one of them be 1")
         shape.append(max(x, y))
     return tuple(shape)
@@ -257,9 +258,14 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     if not x.type.is_tile:
         return emit("splat", [x], shape=shape)
     padded = (1,) * (len(shape) - len(x.shape)) + x.shape
-    if len(x.shape) > len(shape) or any(a != b and a != 1 for a, b in zip(padded, shape)):
-        raise SemanticError(f"cannot broadcast shape {list(padded)} to {list(shape)}",
-                            "a dimension can only grow from size 1")
+    if len(x.shape) > len(shape):
+        raise SemanticError(f"Cannot broadcast, rank mismatch: {list(x.shape)}, {list(shape)}",
+                            "broadcasting adds dimensions, it never removes one: reduce or reshape instead")
+    for i, (a, b) in enumerate(zip(padded, shape)):
+        if a != b and a != 1:
+            raise SemanticError(f"cannot broadcast shape {list(padded)} to {list(shape)}: the expanded size of the "
+                                f"tensor ({b}) must match the existing size ({a}) at non-singleton dimension {i}",
+                                "a dimension can only grow from size 1")
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)
     return emit("broadcast", [x], shape=shape)
@@ -532,7 +538,7 @@ def extremum_dtype(x: Value) -> Value:
 def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
     """Reduce along `axis` (all axes when None), in the dtype of `x`."""
     if not x.type.is_tile:
-        raise SemanticError(f"cannot reduce a scalar ({x.type})", "reductions take tiles")
+        raise SemanticError(f"cannot reduce a scalar ({x.dtype})", "reductions take tiles")
     _no_fp8(x, "reduce")
     if x.type.numel > 1:  # one element is its own reduction, pointer or not (`unsplat`)
         no_pointer(x, f"tl.{kind}")
@@ -564,13 +570,14 @@ def _no_fp8(x: Value, what: str) -> None:
 
 def _axis(axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
-        raise SemanticError(f"axis {axis} is out of range for a tile of rank {rank}")
+        raise SemanticError(f"invalid axis {axis}. Expected {-rank} <= axis < {rank}",
+                            f"a tile of rank {rank} has axes 0 to {rank - 1} (or -1 to {-rank}, from the end)")
     return axis % rank
 
 
 def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
     if not x.type.is_tile:
-        raise SemanticError("cannot scan a scalar")
+        raise SemanticError("cannot scan a scalar", "scans take tiles")
     _no_fp8(x, "scan")
     no_pointer(x, f"tl.cum{kind}")
     axis = _axis(axis, len(x.shape))
@@ -579,13 +586,13 @@ def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
 
 def program_id(axis: int) -> Value:
     if axis not in (0, 1, 2):
-        raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}")
+        raise SemanticError(f"program_id axis must be 0, 1, or 2 but got {axis}", "a launch grid has three axes")
     return emit("program_id", [], axis=axis)
 
 
 def num_programs(axis: int) -> Value:
     if axis not in (0, 1, 2):
-        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
+        raise SemanticError(f"num_programs axis must be 0, 1, or 2 but got {axis}", "a launch grid has three axes")
     return emit("num_programs", [], axis=axis)
 
 
@@ -608,8 +615,15 @@ def tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def arange(start: int, end: int) -> Value:
+    """[start, ..., end - 1] as an int32 tile, checked as Triton checks it."""
+    if not -2**31 <= start < 2**31 or not -2**31 <= end < 2**31:
+        raise SemanticError(f"tl.arange({start}, {end}): arange must fit in int32",
+                            "offset a smaller range instead: base + tl.arange(0, BLOCK), base an int64")
     n = end - start
-    if n <= 0 or n & (n - 1):
+    if n <= 0:
+        raise SemanticError(f"tl.arange({start}, {end}): arange's end argument must be greater than the start "
+                            "argument", "tl.arange(start, end) counts up from start to end - 1")
+    if n & (n - 1):
         raise SemanticError(f"tl.arange({start}, {end}) has {n} elements: its range must be a power of 2",
                             "round the block size up with triton.next_power_of_2 and mask the tail")
     tile_shape((n,))
@@ -631,8 +645,8 @@ def full(shape: tuple[int, ...], value, dtype: DType) -> Value:
 def expand_dims(x: Value, axis: int) -> Value:
     rank = len(x.shape) + 1
     if not -rank <= axis < rank:
-        raise SemanticError(f"invalid axis {axis}: expand_dims of a tile of rank {rank - 1} takes an axis "
-                            f"from {-rank} to {rank - 1}")
+        raise SemanticError(f"invalid axis {axis}. Expected {-rank} <= axis < {rank}",
+                            f"expand_dims of a tile of rank {rank - 1} inserts an axis at 0 to {rank - 1}")
     if not x.type.is_tile:
         return emit("splat", [x], shape=(1,))
     return emit("expand_dims", [x], axis=axis % rank)
@@ -646,7 +660,9 @@ def reshape(x: Value, shape: tuple[int, ...]) -> Value:
     if shape:
         tile_shape(shape)
     if numel != x.type.numel:
-        raise SemanticError(f"cannot reshape {list(x.shape)} ({x.type.numel} elements) to {list(shape)}")
+        raise SemanticError(f"cannot reshape {list(x.shape)} ({x.type.numel} elements) to {list(shape)}: "
+                            "reshape() cannot change total number of elements in tensor",
+                            "the new shape's sizes must multiply to the same number of elements")
     if not x.type.is_tile:
         return broadcast_to(x, shape)
     return emit("reshape", [x], shape=shape)
@@ -659,7 +675,8 @@ def trans(x: Value, perm: tuple[int, ...] | None) -> Value:
         raise SemanticError("tl.trans invoked with a 0- or 1-dimensional tensor", "a transpose needs two axes")
     perm = (*range(rank - 2), rank - 1, rank - 2) if not perm else tuple(perm)
     if sorted(perm) != list(range(rank)):
-        raise SemanticError(f"{list(perm)} is not a permutation of the {rank} dimensions")
+        raise SemanticError(f"permute dims must be a permutation of 0, 1, ..., n-1, but were {list(perm)}",
+                            f"name each of the {rank} axes once: e.g. {list(reversed(range(rank)))}")
     return emit("trans", [x], perm=perm)
 
 

@@ -55,7 +55,8 @@ def cat(input, other, can_reorder=False) -> tensor:
                             "pass can_reorder=True (the result's order is then input, other)")
     a, b = _value(input), _value(other)
     if len(a.shape) != 1 or a.type != b.type:
-        raise SemanticError(f"cat takes two 1-D tensors of one shape and dtype, got {a.type} and {b.type}")
+        raise SemanticError(f"cat takes two 1-D tensors of one shape and dtype, got {a.type} and {b.type}",
+                            "for other shapes, use tl.join (a new last axis) and reshape")
     pairs = semantic.trans(emit("join", [a, b]), (1, 0))  # [2, n]: input's row, then other's
     return tensor(semantic.reshape(pairs, (2 * a.shape[0],)))
 
@@ -67,13 +68,14 @@ def gather(src, index, axis) -> tensor:
     s, i = _value(src), _value(index)
     axis = _const_int(axis, "gather's axis")
     if not i.dtype.is_int() or i.dtype.is_bool():
-        raise SemanticError(f"index must be an integer tensor, got {i.dtype}")
+        raise SemanticError(f"index must be an integer tensor, got {i.dtype}", "convert it: index.to(tl.int32)")
     rank = len(s.shape)
     if not s.type.is_tile or len(i.shape) != rank:
         raise SemanticError(f"source and index tensors must have the same rank, got shapes {list(s.shape)} "
-                            f"and {list(i.shape)}")
+                            f"and {list(i.shape)}", "reshape the index to the source's rank")
     if not -rank <= axis < rank:
-        raise SemanticError(f"gather axis {axis} must be < source rank ({rank})")
+        raise SemanticError(f"gather axis {axis} must be < source rank ({rank})",
+                            f"the source has axes 0 to {rank - 1}")
     axis %= rank
     for d in range(rank):
         if d != axis and i.shape[d] != s.shape[d]:
@@ -90,9 +92,11 @@ def histogram(input, num_bins, mask=None) -> tensor:
     true). Values outside [0, num_bins) are not counted."""
     x, bins = _value(input), _const_int(num_bins, "histogram's num_bins")
     if len(x.shape) != 1:
-        raise SemanticError(f"histogram only supports 1D input, got shape {list(x.shape)}")
+        raise SemanticError(f"histogram only supports 1D input, got shape {list(x.shape)}",
+                            "flatten it first: tl.reshape(x, [x.numel])")
     if not x.dtype.is_int():
-        raise SemanticError(f"histogram only supports integer input, got {x.dtype}")
+        raise SemanticError(f"histogram only supports integer input, got {x.dtype}",
+                            "convert the values to bin numbers: x.to(tl.int32)")
     if bins <= 0 or bins & (bins - 1):
         raise SemanticError(f"histogram's num_bins must be a power of two, got {bins}",
                             "round it up with triton.next_power_of_2 and ignore the extra bins")
@@ -159,10 +163,13 @@ def expand_dims(input, axis) -> tensor:
     axes = [_const_int(a, "expand_dims's axis") for a in axes]
     for a in axes:
         if not -rank <= a < rank:
-            raise SemanticError(f"invalid axis {a}: expand_dims to rank {rank} takes axes from {-rank} to {rank - 1}")
+            raise SemanticError(f"invalid axis {a}. Expected {-rank} <= axis < {rank}",
+                                f"expand_dims of a tile of rank {rank - len(axes)} to rank {rank} takes axes "
+                                f"{-rank} to {rank - 1}")
     normalized = [a % rank for a in axes]
     if len(set(normalized)) < len(normalized):
-        raise SemanticError(f"expand_dims: duplicate axes, normalized axes = {normalized}")
+        raise SemanticError(f"expand_dims received duplicate axes, normalized axes = {normalized}",
+                            "give each new axis once")
     for a in sorted(normalized):
         result = semantic.expand_dims(result, a)
     return tensor(result)

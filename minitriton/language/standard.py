@@ -121,6 +121,7 @@ def topk(x, k: tl.constexpr, dim: tl.constexpr = None):
 def flip(x, dim=None):
     """`x` reversed along `dim` (the last by default): viewing that dimension as bits, reversing
     it complements every bit, and each bit is complemented by a swap within pairs (a ^ (a ^ b))."""
+    static_assert(dim is None or -len(x.shape) <= dim < len(x.shape), "flip's dim is not an axis of x")
     d: tl.constexpr = len(x.shape) - 1 if dim is None else dim % len(x.shape)
     steps: tl.constexpr = _log2(x.shape[d])
     bits = x.to(tl.get_int_dtype(x.dtype.primitive_bitwidth, True), bitcast=True)
