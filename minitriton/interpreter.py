@@ -68,12 +68,19 @@ from .libdevice.twins import TWINS
 # ---------------------------------------------------------------------------------------------------
 
 def _widen(x):
-    """fp16 computes in float32 (correctly rounded back: float32 has more than twice the bits)."""
+    """fp16 computes in float32 (correctly rounded back: float32 has more than twice the bits);
+    a boolean as the one-bit integer it is, in uint8 (numpy's booleans do logic, not arithmetic)."""
+    if x.dtype == np.bool_:
+        return x.astype(np.uint8)
     return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def _elementwise(fn: Callable) -> Callable:
-    return lambda program, op, *xs: as_dtype(op.result.dtype, fn(*map(_widen, xs)))
+    """An op on whole tiles; a one-bit result keeps the low bit (True + True is False, as on the GPU)."""
+    def rule(program, op, *xs):
+        result = fn(*map(_widen, xs))
+        return as_dtype(op.result.dtype, np.asarray(result) & 1 if op.result.dtype.is_bool() else result)
+    return rule
 
 
 def _minmax(ignoring_nan: Callable, propagating_nan: Callable) -> Callable:

@@ -223,6 +223,6 @@ class Calls:
         except CompilationError as e:
             if not callee.__module__.startswith(LIBRARY):
                 raise
-            raise self.error(node, e.message, e.hint) from None  # tl.sort's mistake is its caller's
+            raise self.error(node, e.message, e.hint) from e.__cause__  # tl.sort's mistake is its caller's
         return generator.scope.get("$ret")
     # --8<-- [end:inline]

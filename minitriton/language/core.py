@@ -464,6 +464,8 @@ def fma(x, y, z) -> tensor:
     a, b = semantic.meet(_operand(x), _operand(y), "fma")
     a, c = semantic.meet(a, _operand(z), "fma")
     b, _ = semantic.meet(b, c, "fma")
+    if not a.dtype.is_floating():
+        raise SemanticError(f"tl.fma takes floats, got {a.dtype}", "convert the operands: x.to(tl.float32)")
     return tensor(semantic.through_fp32("fma", [a, b, c]))
 
 

@@ -542,6 +542,8 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
     _no_fp8(x, "reduce")
     if x.type.numel > 1:  # one element is its own reduction, pointer or not (`unsplat`)
         no_pointer(x, f"tl.{kind}")
+    if kind in BITWISE_REDUCTIONS and not x.dtype.is_int():
+        raise invalid_operands(x.dtype, x.dtype, f"a {kind} reduction combines bits: it takes integers")
     if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
         result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
         for _ in range(len(x.shape) if keep_dims else 0):
@@ -560,6 +562,9 @@ def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Va
             emit("splat", [result], shape=(1,))
     return result
 # --8<-- [end:reduce]
+
+
+BITWISE_REDUCTIONS = ("xor", "and", "or")  # xor_sum, reduce_and, reduce_or
 
 
 def _no_fp8(x: Value, what: str) -> None:
@@ -684,6 +689,7 @@ def device_print(prefix: str, values: list[Value], hex: bool) -> None:
     """A prefix before values ends in ": " (Triton's convention): `device_print("x", v)` prints
     `pid (0, 0, 0) idx (3) x: 1.5`."""
     prefix = prefix.strip()
+    values = [cast(v, ir.float32) if v.dtype.is_fp8() else v for v in values]  # printed as the numbers they are
     if values and prefix and not prefix.endswith(":"):
         prefix += ":"
     builder().create("print", values, {"prefix": prefix + " " if prefix else "", "hex": hex})
