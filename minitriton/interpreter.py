@@ -9,7 +9,8 @@ Chapter: 03-tile-ir.
 The semantics, which are Triton's:
 
 - Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
-  dividend's sign); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical for
+  dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter (codegen guards the
+  divisor, since LLVM and PTX leave that case undefined); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical for
   unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and

@@ -428,7 +428,7 @@ def test_dot_too_small():
 
 
 def test_dot_on_1d_tiles():
-    expect_error(dot_1d_kernel, X, match=r"tl.dot needs two 2-D or two 3-D tiles")
+    expect_error(dot_1d_kernel, X, match=r"Both inputs must be either 2D or 3D")
 
 
 def test_reshape_wrong_numel():

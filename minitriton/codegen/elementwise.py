@@ -66,19 +66,37 @@ def _minmax(pick: str):
     return rule
 
 
+# --8<-- [start:division-by-zero]
+def _by_zero_is_zero(lw: Lowering, instruction: str, x, y):
+    """An integer division or remainder whose result is 0 where the divisor is 0 (the interpreter's
+    rule, and Triton's interpreter's): for LLVM a division by zero is undefined, and PTX's gives
+    "an unspecified, machine-specific value". A divisor known not to be zero (a constant) needs no
+    guard; any other is replaced by 1 where it is 0, and the result by 0 there."""
+    if isinstance(y, ll.Constant) and isinstance(y.constant, int) and y.constant != 0:
+        return getattr(lw.b, instruction)(x, y)
+    zero = ll.Constant(y.type, 0)
+    is_zero = lw.b.icmp_unsigned("==", y, zero)
+    quotient = getattr(lw.b, instruction)(x, lw.b.select(is_zero, ll.Constant(y.type, 1), y))
+    return lw.b.select(is_zero, zero, quotient)
+# --8<-- [end:division-by-zero]
+
+
 def _div(lw: Lowering, op, dtype, x, y):
-    """Division: fp32 `/` is div.full.f32 (2 ulp, Triton's choice), `div_rn` the IEEE division."""
+    """Division: fp32 `/` is div.full.f32 (2 ulp, Triton's choice), `div_rn` the IEEE division;
+    an integer's truncates toward zero, and gives 0 for a divisor of 0."""
     if dtype.is_fp32() and op.attrs.get("rounding") != "rn":
         return lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False)
-    return _binary("sdiv", "udiv", "fdiv")(lw, op, dtype, x, y)
+    if not dtype.is_floating():
+        return _by_zero_is_zero(lw, "udiv" if dtype.kind == "uint" or dtype.is_bool() else "sdiv", x, y)
+    return lw.b.fdiv(x, y)
 
 
 def _rem(lw: Lowering, op, dtype, x, y):
-    """`%`: C's remainder for integers; for floats fmod, computed in f64 so that it is exact while
-    the quotient stays below 2**29 (far beyond what kernels use it for)."""
+    """`%`: C's remainder for integers (0 for a divisor of 0); for floats fmod, computed in f64 so
+    that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for)."""
     B = lw.b
     if not dtype.is_floating():
-        return (B.urem if dtype.kind == "uint" or dtype.is_bool() else B.srem)(x, y)
+        return _by_zero_is_zero(lw, "urem" if dtype.kind == "uint" or dtype.is_bool() else "srem", x, y)
     xd, yd = (v if dtype.is_fp64() else B.fpext(v, f64) for v in (x, y))
     quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
     r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])

@@ -23,6 +23,11 @@ from ..language import semantic
 from ..language.aggregate import Structure, flatten, rebuild, same_constant
 
 
+# An unrolled loop (tl.static_range) stops here: each operation costs the compiler about a
+# millisecond down to the cubin, so a kernel this large would take minutes (Triton has no limit).
+MAX_UNROLLED_OPS = 1 << 15
+
+
 class _OnlyInOneBranch:
     """Bound to a name that one branch (or a loop body) defined and the code after it cannot see."""
 
@@ -125,7 +130,13 @@ class ControlFlow:
             raise self.error(node, "for ... else is not supported inside a @jit function")
         iterator = self.visit(node.iter)
         if isinstance(iterator, (tl.static_range, tuple, list)):
-            for value in iterator:  # unrolled at compile time: the loop variable is a constant
+            for done, value in enumerate(iterator):  # unrolled at compile time: the loop variable is a constant
+                if self.builder.created > MAX_UNROLLED_OPS:
+                    raise self.error(node, f"this unrolled loop has grown the kernel past {MAX_UNROLLED_OPS} "
+                                           f"operations after {done} of its {len(iterator)} iterations",
+                                     "a loop this long belongs in the IR: use tl.range(...) or range(...), which "
+                                     "are not unrolled (tl.static_range is for a few iterations whose index "
+                                     "must be a constant)")
                 self.assign(node.target, value)
                 self.run_loop_body(node.body)
             return

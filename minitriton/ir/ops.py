@@ -381,6 +381,7 @@ class Builder:
     def __init__(self, block: Block | None = None):
         self.block = block if block is not None else Block()
         self.loc: Loc | None = None  # where in the kernel's source the ops come from
+        self.created = 0  # ops made so far: how far the frontend's unrolling has grown the kernel
 
     def create(self, name: str, operands: list[Value], attrs: dict | None = None) -> Op:
         """Make an op whose result types follow from the rule in OPS, and append it."""
@@ -389,6 +390,7 @@ class Builder:
         op = Op(name, list(operands), [], attrs, [], self.loc)
         op.results = [Value(t, op) for t in result_types]
         self.block.ops.append(op)
+        self.created += 1
         return op
 
     def value(self, name: str, operands: list[Value], **attrs) -> Value:
@@ -399,6 +401,7 @@ class Builder:
         op = Op(name, list(operands), [], dict(attrs or {}), regions, self.loc)
         op.results = [Value(t, op) for t in result_types]
         self.block.ops.append(op)
+        self.created += 1
         return op
 
     def constant(self, value, dtype: DType) -> Value:

@@ -561,9 +561,14 @@ class static_range:
                             for x in (arg1, arg2, step))
         self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
         self.step = 1 if step is None else step
+        if self.step == 0:
+            raise SemanticError("tl.static_range's step must not be zero", "count up (step > 0) or down (step < 0)")
 
     def __iter__(self):
         return iter(builtins.range(self.start, self.end, self.step))
+
+    def __len__(self) -> int:
+        return len(builtins.range(self.start, self.end, self.step))
 
 
 class range:

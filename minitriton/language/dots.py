@@ -25,15 +25,17 @@ def dot(a: Value, b: Value, acc: Value | None, input_precision: str, max_num_imp
     for "ieee", or for three (tf32x3, bf16x3) or six (bf16x6) products of its parts; int8
     accumulates in int32. Only "ieee" and "tf32" dots reach the IR: the rest is made of them here."""
     if len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
-        raise SemanticError(f"tl.dot needs two 2-D or two 3-D tiles, got shapes {list(a.shape)} and "
-                            f"{list(b.shape)}", "a 3-D dot multiplies [B, M, K] by [B, K, N]")
+        raise SemanticError(f"tl.dot: Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: "
+                            f"{list(b.shape)})", "a 2-D dot multiplies [M, K] by [K, N]; a 3-D one [B, M, K] by "
+                            "[B, K, N]")
     *batch, m, k = a.shape
     *batch_b, k2, n = b.shape
     if batch != batch_b:
         raise SemanticError(f"tl.dot: input and other must have equal batch shapes ({list(a.shape)} @ "
-                            f"{list(b.shape)})")
+                            f"{list(b.shape)})", "a 3-D dot multiplies [B, M, K] by [B, K, N], one B for both")
     if k != k2:
-        raise SemanticError(f"tl.dot: inner dimensions differ ({list(a.shape)} @ {list(b.shape)})",
+        raise SemanticError(f"tl.dot: inner dimensions differ ({list(a.shape)} @ {list(b.shape)}): the shapes are "
+                            "not compatible for matmul",
                             "the first operand's columns must equal the second's rows")
     fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
     for side, x in (("lhs", a), ("rhs", b)):
@@ -55,10 +57,12 @@ def dot(a: Value, b: Value, acc: Value | None, input_precision: str, max_num_imp
                             f"{[*batch, m, n]} of out_dtype={out_dtype}",
                             f"pass out_dtype=tl.{FACTS[acc.dtype.name].language} with this accumulator")
     if max_num_imprecise_acc is not None and fp8 and max_num_imprecise_acc > k:
-        raise SemanticError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({k})")
+        raise SemanticError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({k})",
+                            "leave it out, or give at most K")
     precision = input_precision.lower()
     if precision not in PRECISIONS:
-        raise SemanticError(f"input_precision must be one of {PRECISIONS}. Got {input_precision}")
+        raise SemanticError(f"input_precision must be one of {PRECISIONS}. Got {input_precision}",
+                            "'tf32' (the default for fp32) or 'ieee' (exact fp32 products)")
     if result_dtype.is_fp16():  # accumulated in fp32, rounded to fp16 once, at the end
         wide = None if acc is None else cast(acc, ir.float32)
         return cast(dot(a, b, wide, precision, None, ir.float32), ir.float16)
@@ -76,7 +80,7 @@ def _dot_result_dtype(inputs: DType, out_dtype: DType) -> DType:
         return ir.int32
     if out_dtype.is_bf16():
         raise SemanticError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast "
-                            "with `.to(tl.bfloat16)`")
+                            "with `.to(tl.bfloat16)`", "accumulate in fp32, then convert the result")
     if inputs.is_fp32() or inputs.is_bf16():
         return ir.float32
     if inputs.is_fp64():

@@ -300,7 +300,8 @@ def atomic_cas_rule(ptr: Value, cmp, value, sem: str | None = None, scope: str |
     ptr = _writable(_pointer_operand(ptr, "tl.atomic_cas"), "tl.atomic_cas")
     pointee = ptr.dtype.pointee
     if pointee.bits not in (16, 32, 64):
-        raise SemanticError(f"atomic_cas only supports elements with width {{16, 32, 64}}, not {pointee}")
+        raise SemanticError(f"atomic_cas only supports elements with width {{16, 32, 64}}, not {pointee}",
+                            "compare-and-swap a wider word that holds the element")
     cmp = _stored(cmp, pointee)
     value = _stored(value, pointee)
     shape = broadcast_shapes(broadcast_shapes(ptr.shape, cmp.shape), value.shape)

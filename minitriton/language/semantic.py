@@ -52,7 +52,12 @@ def builder() -> ir.Builder:
 
 
 def emit(name: str, operands: list[Value], **attrs) -> Value:
-    return builder().value(name, operands, **attrs)
+    """The result of a new op; whatever made it (a join, a histogram, a dot), a tile it gives must
+    not pass MAX_NUMEL elements: the compile of one that did would not end."""
+    value = builder().value(name, operands, **attrs)
+    if value.type.is_tile and value.type.numel > MAX_NUMEL:
+        tile_shape(value.shape)
+    return value
 
 
 # --8<-- [start:promotion]
@@ -337,7 +342,7 @@ def pointer_cast(x: Value, dtype: DType) -> Value:
     if source.is_ptr() and (dtype.is_ptr() or dtype.is_int() and dtype.bits == 64) or \
             dtype.is_ptr() and source.is_int() and source.bits == 64:
         return emit("cast", [x], dtype=dtype)
-    raise SemanticError(f"cannot cast {x.type} to {dtype}",
+    raise SemanticError(f"cannot cast {x.dtype} to {dtype}",
                         "a pointer converts to another pointer, to tl.int64 (its address) or to tl.int1, "
                         "and back from tl.int64")
 # --8<-- [end:cast]
@@ -621,7 +626,7 @@ def tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def arange(start: int, end: int) -> Value:
     """[start, ..., end - 1] as an int32 tile, checked as Triton checks it."""
-    if not -2**31 <= start < 2**31 or not -2**31 <= end < 2**31:
+    if not -2**31 <= start or end > 2**31:  # its elements are int32s
         raise SemanticError(f"tl.arange({start}, {end}): arange must fit in int32",
                             "offset a smaller range instead: base + tl.arange(0, BLOCK), base an int64")
     n = end - start
