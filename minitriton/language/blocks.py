@@ -75,7 +75,8 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order) -> block_p
     order = _unwrap(order)
     order = tuple(_const_int(d, "order") for d in (order if isinstance(order, (tuple, list)) else (order,)))
     if sorted(order) != list(range(len(order))):
-        raise SemanticError(f"Expected a permutation of (0, 1, ..., len(order)-1) in order, got {order}")
+        raise SemanticError(f"Expected a permutation of (0, 1, ..., len(order)-1) in order, got {order}",
+                            "order lists the block's dimensions, fastest first: (1, 0) for a row-major 2-D block")
     shape = _scalars(shape, ir.int64, "shape")
     strides = _scalars(strides, ir.int64, "strides")
     offsets = _scalars(offsets, ir.int32, "offsets", _OFFSETS_HINT)
@@ -98,7 +99,8 @@ def advance(base, offsets) -> block_ptr:
     steps = _scalars(offsets, ir.int32, "offsets", _OFFSETS_HINT)
     if len(steps) != len(base.offsets):
         raise SemanticError(f"tl.advance: the block pointer has {len(base.offsets)} dimensions, got "
-                            f"{len(steps)} offsets")
+                            f"{len(steps)} offsets",
+                            "give one offset per dimension of the block")
     moved = tuple(o if type(_unwrap(by)) is int and _unwrap(by) == 0 else tensor(binary("add", o.handle, s.handle))
                   for o, s, by in zip(base.offsets, steps, offsets))  # a literal 0 leaves its offset as it is
     return block_ptr(base.base, base.shape, base.strides, moved, base.block_shape, base.order)
@@ -140,7 +142,8 @@ class tensor_descriptor(aggregate):
         descriptor whose blocks are one row, at least 8 rows, at least 32 bytes of columns."""
         x_offsets = _unwrap(x_offsets)
         if len(self.block_shape) != 2:
-            raise SemanticError(f"descriptor must be 2D, but got {list(self.block_shape)}")
+            raise SemanticError(f"descriptor must be 2D, but got {list(self.block_shape)}",
+                                "gather and scatter take a 2-D descriptor of one row per block")
         if self.block_shape[0] != 1:
             raise SemanticError(f"descriptor block must have 1 row, but got {list(self.block_shape)}",
                                 "make the descriptor with block_shape=[1, columns]")
@@ -152,11 +155,13 @@ class tensor_descriptor(aggregate):
             raise SemanticError(f"x offsets must be 32-bit integers, got {x_offsets.dtype}", _OFFSETS_HINT)
         count = x_offsets.shape[0]
         if count < 8:
-            raise SemanticError(f"descriptor {what} must have at least 8 rows, but got {list(x_offsets.shape)}")
+            raise SemanticError(f"descriptor {what} must have at least 8 rows, but got {list(x_offsets.shape)}",
+                                "give at least 8 row offsets")
         columns = 32 // self.dtype.primitive_bitwidth * 8
         if self.block_shape[1] < columns:
             raise SemanticError(f"descriptor {what} of {self.dtype} must have at least {columns} columns, but "
-                                f"got {self.block_shape[1]}")
+                                f"got {self.block_shape[1]}",
+                                "widen the descriptor's block")
         column = _scalars((y_offset,), ir.int32, "y offset", _OFFSETS_HINT)
         return block_tile(self.base, self.shape, self.strides, (None, *column), (count, self.block_shape[1]),
                           (0, 1), rows=x_offsets.handle)
@@ -171,22 +176,27 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     shape, strides, padding = _unwrap(shape), _unwrap(strides), _unwrap(padding_option)
     ndim = len(shape)
     if not 1 <= ndim <= 5:
-        raise SemanticError(f"Expected 1 <= ndim <= 5 but got {ndim} dimensions")
+        raise SemanticError(f"Expected 1 <= ndim <= 5 but got {ndim} dimensions",
+                            "a tensor descriptor has 1 to 5 dimensions")
     if len(strides) != ndim:
-        raise SemanticError(f"Expected {ndim} strides but got {len(strides)}")
+        raise SemanticError(f"Expected {ndim} strides but got {len(strides)}",
+                            "give one stride per dimension of shape")
     block_shape = _block_shape(block_shape)
     if len(block_shape) != ndim:
-        raise SemanticError(f"Expected block_shape to have {ndim} dimensions but got {len(block_shape)}")
+        raise SemanticError(f"Expected block_shape to have {ndim} dimensions but got {len(block_shape)}",
+                            "give one block size per dimension of shape")
     dtype = base.dtype.pointee
     if block_shape[-1] * dtype.itemsize < 16:
         raise SemanticError(f"Descriptor block shape must have at least 16 bytes in the last dimension, but got "
-                            f"{block_shape[-1]} * {dtype.itemsize} = {block_shape[-1] * dtype.itemsize} bytes")
+                            f"{block_shape[-1]} * {dtype.itemsize} = {block_shape[-1] * dtype.itemsize} bytes",
+                            "make the block's last dimension at least 16 bytes wide")
     last = _unwrap(strides[-1])
     if not (type(last) is int and last == 1):
         raise SemanticError(f"Tensor descriptor last dim must be 1 but got {last!r}",
                             "the last dimension must be contiguous, its stride the constant 1")
     if padding_value(padding) is not None and not dtype.is_floating():
-        raise SemanticError("Padding option `nan` is not supported for integer blocks")
+        raise SemanticError("Padding option `nan` is not supported for integer blocks",
+                            'pad integer blocks with zeros (padding_option="zero")')
     return tensor_descriptor(base, _scalars(shape, ir.int32, "shape"), _scalars(strides, ir.int64, "strides"),
                              block_shape, padding or "zero")
 # --8<-- [end:descriptor]
@@ -214,7 +224,8 @@ def boundary_dims(dims, rank: int) -> tuple[int, ...]:
             raise SemanticError(f"boundary_check dimension {d} is out of range for a block of rank {rank}",
                                 f"name dimensions from 0 to {rank - 1}")
     if len(set(dims)) != len(dims):
-        raise SemanticError("Duplicate dimension in `boundary_check`")
+        raise SemanticError("Duplicate dimension in `boundary_check`",
+                            "name each dimension once")
     return tuple(sorted(dims))
 
 
@@ -237,7 +248,8 @@ def _scalars(values, dtype: ir.DType, what: str, hint: str | None = None) -> tup
                 raise SemanticError(f"{what} must be {dtype.bits}-bit integers, got {v}", hint)
             result.append(tensor(constant(v, dtype)))
         else:
-            raise SemanticError(f"{what} must be integer scalars, got {v!r}")
+            raise SemanticError(f"{what} must be integer scalars, got {v!r}",
+                                "give Python ints or integer scalars")
     return tuple(result)
 
 

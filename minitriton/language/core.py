@@ -163,7 +163,8 @@ def _operand(x):
         return Weak(x)
     if isinstance(x, ir.Value):
         return x
-    raise SemanticError(f"expected a tensor or a number, got {type(x).__name__} {x!r}")
+    raise SemanticError(f"expected a tensor or a number, got {type(x).__name__} {x!r}",
+                        "give a tensor, a Python number or a tl.constexpr")
 
 
 def _value(x) -> ir.Value:
@@ -532,7 +533,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if precision is None:
         precision = "tf32" if allow_tf32 in (True, None) else "ieee"
     if not isinstance(precision, str):
-        raise SemanticError(f"input_precision must be a string, got {precision!r}")
+        raise SemanticError(f"input_precision must be a string, got {precision!r}",
+                            'for example input_precision="ieee"')
     a, b, acc = _value(input), _value(other), _unwrap(acc)
     acc = None if acc is None else _value(acc)
     rank = len(a.shape)

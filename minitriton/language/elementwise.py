@@ -28,7 +28,8 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack) -> tens
     elements of each of `args` at a time; one tensor per dtype of `dtype` (a dtype or a tuple)."""
     asm, constraints = _const(asm, "the asm"), _const(constraints, "the constraints")
     if not isinstance(asm, str) or not isinstance(constraints, str):
-        raise SemanticError("inline_asm_elementwise's asm and constraints must be strings")
+        raise SemanticError("inline_asm_elementwise's asm and constraints must be strings",
+                            "give the PTX and its constraints as string literals")
     dtype = _unwrap(dtype)
     several = isinstance(dtype, (tuple, list))
     dtypes = tuple(_dtype(d) for d in (dtype if several else (dtype,)))

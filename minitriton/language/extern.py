@@ -29,7 +29,8 @@ def python_number_dtype(value) -> DType:
                                  (ir.uint64, 0, 2**64)):
             if low <= value < high:
                 return dtype
-        raise SemanticError(f"integer constant {value} does not fit in 64 bits")
+        raise SemanticError(f"Nonrepresentable integer {value}: it does not fit in 64 bits",
+                            "integers in a kernel have at most 64 bits")
     magnitude = abs(value)
     in_fp32 = magnitude in (0.0, float("inf")) or value != value or 2**-126 <= magnitude <= (2 - 2**-23) * 2**127
     return ir.float32 if in_fp32 else ir.float64

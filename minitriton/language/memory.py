@@ -34,7 +34,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
             raise SemanticError("`mask` and `other` arguments cannot be specified for loading block pointers",
                                 "say which dimensions to check at the array's edges with boundary_check=(0, 1)")
         if padding is not None and not pointer.base.dtype.pointee.is_floating():
-            raise SemanticError("Padding option `nan` is not supported for integer block pointers")
+            raise SemanticError("Padding option `nan` is not supported for integer block pointers",
+                                'pad integer blocks with zeros (padding_option="zero")')
         ptrs, mask = pointer.tile(boundary_check)
         return tensor(load_rule(ptrs, mask, None if mask is None or padding is None else Weak(padding)))
     if padding is not None or _unwrap(boundary_check):
@@ -72,7 +73,8 @@ def _check_block_value(value, block_shape: tuple[int, ...], pointee: ir.DType) -
     if not isinstance(value, tensor):
         return
     if value.type.is_tile and tuple(value.shape) != block_shape:
-        raise SemanticError(f"Block shape({list(block_shape)}) and value shape({value.shape}) mismatch")
+        raise SemanticError(f"Block shape({list(block_shape)}) and value shape({value.shape}) mismatch",
+                            "store a value of the block's shape (or a scalar)")
     if value.dtype != pointee:
         raise SemanticError(f"Block element type({pointee}) and value element type({value.dtype}) mismatch",
                             f"convert the value first: value.to(tl.{pointee.facts.language})")
@@ -96,7 +98,8 @@ def store_tensor_descriptor(desc, offsets, value) -> None:
     shape = tuple(value.shape) if isinstance(value, tensor) else ()
     if shape != desc.block_shape:
         raise SemanticError(f"a tensor descriptor stores blocks of shape {list(desc.block_shape)}, got a value "
-                            f"of shape {list(shape)}")
+                            f"of shape {list(shape)}",
+                            "give a value of the descriptor's block shape")
     ptrs, mask = desc.tile(offsets)
     store_rule(ptrs, value.handle, mask)
 
@@ -128,7 +131,8 @@ def descriptor_scatter(desc, value, *args) -> None:
     shape = tuple(value.shape) if isinstance(value, tensor) else ()
     if shape != tuple(ptrs.shape):
         raise SemanticError(f"descriptor scatter writes a value of shape {list(ptrs.shape)} (a row per offset, a "
-                            f"block wide), got {list(shape)}")
+                            f"block wide), got {list(shape)}",
+                            "give one row of the block per offset")
     store_rule(ptrs, value.handle, mask)
 
 
@@ -152,7 +156,8 @@ def _descriptor_atomic(kind: str):
         shape = tuple(value.shape) if isinstance(value, tensor) else ()
         if shape != desc.block_shape:
             raise SemanticError(f"a tensor descriptor's atomic_{kind} takes blocks of shape {list(desc.block_shape)}, "
-                                f"got a value of shape {list(shape)}")
+                                f"got a value of shape {list(shape)}",
+                                "give a value of the descriptor's block shape")
         if str(desc.dtype) not in DESCRIPTOR_ATOMIC_DTYPES[kind]:
             hint = "16-bit float types require native tma support" if desc.dtype.is_floating() else None
             raise SemanticError(f"Unsupported dtype {desc.dtype} for a descriptor's atomic_{kind} (it takes "

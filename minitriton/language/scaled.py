@@ -45,7 +45,8 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         raise SemanticError("Only float32 is supported for out_dtype at the moment", "leave out_dtype out")
     a, b = _value(lhs), _value(rhs)
     if not a.type.is_tile or not b.type.is_tile or len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
-        raise SemanticError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})")
+        raise SemanticError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})",
+                            "a 2-D dot_scaled multiplies [M, K] by [K, N]; a 3-D one [B, M, K] by [B, K, N]")
     lhs_format, rhs_format = _format(lhs_format, "lhs"), _format(rhs_format, "rhs")
     lhs_k_pack, rhs_k_pack = bool(_unwrap(lhs_k_pack)), bool(_unwrap(rhs_k_pack))
     for k_pack, fmt in ((lhs_k_pack, lhs_format), (rhs_k_pack, rhs_format)):
@@ -69,7 +70,8 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         acc = _value(acc)
         if acc.shape != a.shape[:-1] + (n,) or acc.dtype != ir.float32:
             raise SemanticError(f"the accumulator is a {list(acc.shape)} tile of {acc.dtype}; dot_scaled "
-                                f"needs {list(a.shape[:-1] + (n,))} of fp32")
+                                f"needs {list(a.shape[:-1] + (n,))} of fp32",
+                                "accumulate dot_scaled in an fp32 tile of the result's shape")
     return tensor(dot(a, b, acc, "ieee", None, ir.float32))
 # --8<-- [end:dot-scaled]
 
@@ -131,7 +133,8 @@ def _scale(scale, side: str, rows: int, k: int) -> Value | None:
                             "one byte per 32 elements along K: the exponent, biased by 127")
     if list(scale.shape) != [rows, k // GROUP]:
         raise SemanticError(f"{side}_scale must be a tensor of shape [{rows}, {k // GROUP}]. "
-                            f"Got {[str(s) for s in scale.shape]}")
+                            f"Got {[str(s) for s in scale.shape]}",
+                            "one scale per group of 32 elements along K, for each row")
     return scale
 
 

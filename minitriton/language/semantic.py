@@ -316,7 +316,8 @@ def cast(x: Value, dtype: DType, bitcast: bool = False, rounding: str | None = N
             raise SemanticError(f"unknown fp_downcast_rounding {rounding!r}", "use 'rtne' or 'rtz'")
         if not narrowing:
             raise SemanticError("fp_downcast_rounding should be set only for truncating fp conversions: "
-                                f"the source is {x.dtype} and the destination {dtype}")
+                                f"the source is {x.dtype} and the destination {dtype}",
+                                "leave fp_downcast_rounding out: it is for narrowing a float to a smaller float")
         if rounding == "rtz":
             return emit("cast", [x], dtype=dtype, rounding="rtz")
     if x.dtype == dtype:

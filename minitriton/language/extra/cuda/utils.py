@@ -88,7 +88,8 @@ def _convert_custom_float8(arg, dst_ty) -> core.tensor:
     if x.dtype in (ir.float16, ir.float32):
         return core.tensor(_float_to_fp8e4b15(x))
     raise SemanticError(f"convert_custom_float8 converts fp8e4b15 (as uint8 bits) to fp16 or fp32, "
-                        f"and fp16 or fp32 to fp8e4b15; got {x.dtype} to {dst_ty}")
+                        f"and fp16 or fp32 to fp8e4b15; got {x.dtype} to {dst_ty}",
+                        "convert other types through fp16 or fp32 first")
 
 
 @core.builtin
