@@ -540,7 +540,7 @@ def block_for(n, dtype):
 def fill_kernel(out_ptr, n, N: tl.constexpr, DTYPE: tl.constexpr):
     BLOCK: tl.constexpr = block_for(N, DTYPE)
     offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.full((BLOCK,), BLOCK, DTYPE), mask=offs < n)
+    tl.store(out_ptr + offs, tl.full((BLOCK,), BLOCK - 1, DTYPE), mask=offs < n)
 
 
 @pytest.mark.parametrize("n, dtype, np_dtype, block", [(5, tl.int32, np.int32, 32), (100, tl.float16, np.float16, 128),
@@ -549,7 +549,7 @@ def test_a_constexpr_function_runs_while_the_kernel_compiles(n, dtype, np_dtype,
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     out = np.full(block + 7, -1, np_dtype)
     fill_kernel[(1,)](out, out.size, N=n, DTYPE=dtype)
-    np.testing.assert_array_equal(out, np.where(np.arange(out.size) < block, block, -1).astype(np_dtype))
+    np.testing.assert_array_equal(out, np.where(np.arange(out.size) < block, block - 1, -1).astype(np_dtype))
     assert block_for(n, dtype) == block  # from host code, the function itself
     assert any("def block_for" in s for s in dependency_sources(fill_kernel))  # its source keys the cache
 

@@ -437,7 +437,10 @@ def compare(predicate: str, a, b) -> Value:
 
 
 def logical(op: str, a: Value, b) -> Value:
-    """`a and b`, `a or b` on tiles (both sides evaluated): each side is true where it is not zero."""
+    """`a and b`, `a or b` on tiles (both sides evaluated): each side is true where it is not zero.
+    Not of pointers, as in Triton (`not p`, and a pointer as tl.where's condition, are)."""
+    if any(not isinstance(x, Weak) and x.dtype.is_ptr() for x in (a, b)):
+        raise invalid_operands(*(x.dtype for x in (a, b)), "compare the pointers' offsets, or test p.to(tl.int1)")
     return binary(op, truth(a), truth(b))
 
 
