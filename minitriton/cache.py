@@ -68,7 +68,8 @@ def make_key(**parts) -> str:
     The compiler passes: `source` (the kernel's source) and `dependencies` (the sources of every
     @jit function it calls, in call order), `signature` (argument types and divisibility-by-16
     facts), `constexprs` (their values), `options` (num_warps, num_stages, maxnreg), `target`
-    ("sm_90a"), and `ptxas` (its version) when it assembles a cubin. Parts must be plain JSON
+    ("sm_90a"), `libraries` (the bitcode files a launch links, by content), and `ptxas` (its
+    version) when it assembles a cubin. Parts must be plain JSON
     values; the toolchain's versions are always added, so upgrading minitriton or LLVM misses the
     cache.
     """

@@ -109,6 +109,8 @@ class JITFunction(KernelFunction, KernelInterface):
                   for name, default in LAUNCH_OPTIONS.items()}
         if chosen["num_ctas"] != 1 and "num_ctas" not in self.arg_names:
             _one_cta(chosen["num_ctas"])
+        if "extern_libs" not in self.arg_names:  # rare: its launches take this slow way
+            chosen["extern_libs"] = kwargs.pop("extern_libs", None)
         return launch_options(**chosen)
 
     def bind(self, args, kwargs) -> dict[str, Any]:

@@ -49,6 +49,7 @@ class Options:
     maxnreg: int | None = None  # at most this many registers per thread (PTX .maxnreg)
     launch_cooperative_grid: bool = False  # every program resident at once (cooperative launch)
     launch_pdl: bool = False  # may start before the previous kernel on the stream ends (PDL)
+    extern_libs: tuple[tuple[str, str], ...] = ()  # (name, bitcode path): "libdevice" replaces NVIDIA's
     target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
 
     def recorded(self) -> dict[str, Any]:
@@ -58,7 +59,7 @@ class Options:
 
 
 def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
-                   launch_pdl=False) -> Options:
+                   launch_pdl=False, extern_libs=None) -> Options:
     """The launch options, checked, as the compiler takes them (the target is the caller's to fill)."""
     if not _whole(num_warps) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
@@ -68,7 +69,25 @@ def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_c
         raise LaunchError(f"maxnreg must be a positive int (registers per thread) or None, got {maxnreg!r}")
     return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
                    maxnreg=None if maxnreg is None else int(maxnreg),
-                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
+                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl),
+                   extern_libs=_libraries(extern_libs))
+
+
+def _libraries(extern_libs) -> tuple[tuple[str, str], ...]:
+    """Triton's `extern_libs={"libdevice": path}` as sorted (name, path) pairs, each path a file."""
+    if not extern_libs:
+        return ()
+    pairs = extern_libs.items() if isinstance(extern_libs, Mapping) else extern_libs
+    try:
+        pairs = sorted((str(name), os.fspath(path)) for name, path in pairs)
+    except (TypeError, ValueError):
+        raise LaunchError(f"extern_libs must map a library's name to its bitcode file, such as "
+                          f"{{'libdevice': '/path/libdevice.10.bc'}}, got {extern_libs!r}") from None
+    for name, path in pairs:
+        if not os.path.isfile(path):
+            raise LaunchError(f"extern_libs[{name!r}] is {path!r}, which is not a file: give the path of "
+                              f"the library's LLVM bitcode (.bc)")
+    return tuple(pairs)
 
 
 def _whole(value) -> bool:
@@ -117,6 +136,7 @@ class KernelMetadata(Mapping):
     maxnreg: int | None = None  # the register limit asked for, or None
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
+    extern_libs: tuple[tuple[str, str], ...] = ()
     shared_bytes: int = 0  # dynamic shared memory per program
     registers: int | None = None  # per thread, as ptxas reports it
     spill_stores: int | None = None  # bytes per thread stored to local memory for lack of registers
@@ -126,6 +146,7 @@ class KernelMetadata(Mapping):
     def __post_init__(self):
         for name in ("runtime_args", "signature"):  # lists when read back from the disk cache
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "extern_libs", tuple(tuple(pair) for pair in self.extern_libs))
 
     @property
     def shared(self) -> int:

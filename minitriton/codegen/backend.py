@@ -22,7 +22,7 @@ from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
 from ..specialize import key_json
-from . import llvm, ptx, toolkit
+from . import link, llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
           "interpreter, or warmup(..., target='sm_90') to compile without running")
@@ -45,7 +45,7 @@ class CUDABackend:
         key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
                              constexprs=[[n, repr(v)] for n, v in constexprs.items()],
                              options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
-                             toolkit=toolkit.versions())
+                             toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = {**artifacts.metadata, **options.recorded()}
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,
@@ -67,8 +67,10 @@ class CUDABackend:
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)
             asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
-        libraries = tuple(sorted({op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}))
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, libraries)
+        libraries = {op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}
+        chosen = dict(options.extern_libs)  # Triton's extern_libs: "libdevice" replaces NVIDIA's
+        libdevice = chosen.pop("libdevice", None)
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, tuple(sorted(libraries | set(chosen.values()))), libdevice)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)

@@ -73,9 +73,9 @@ def _quote_line(text: str, line: int) -> str:
 
 
 # --8<-- [start:llvm-to-ptx]
-def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = ()) -> str:
-    """Parse and verify `llir`, link libdevice (and `libraries`) into it where it calls them,
-    optimize it with LLVM's -O3 pipeline, and print it as PTX."""
+def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = (), libdevice: str | None = None) -> str:
+    """Parse and verify `llir`, link libdevice (NVIDIA's, or the file `libdevice`) and `libraries`
+    into it where it calls them, optimize it with LLVM's -O3 pipeline, and print it as PTX."""
     tm = target_machine(arch)
     try:
         module = llvm.parse_assembly(llir)
@@ -88,7 +88,7 @@ def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = ()) -> str:
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     try:
-        link_libraries(module, libraries)
+        link_libraries(module, libraries, libdevice)
     except LibraryNotFound as error:
         raise BackendError("libdevice", str(error)) from None
 
