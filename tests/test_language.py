@@ -1704,6 +1704,24 @@ def dtype_by_name_kernel(out_ptr, NAME: tl.constexpr):
     tl.static_assert(tl.TRITON_MAX_TENSOR_NUMEL == 1048576)
 
 
+@triton.jit
+def number_type_kernel(out_ptr, strides):
+    tl.static_assert(isinstance((3).type, tl.constexpr_type) and (3).type == tl.constexpr_type(3))
+    tl.static_assert(isinstance(strides[1].type, tl.constexpr_type))  # specialized to 1 on the GPU
+    tl.store(out_ptr, strides[0] * strides[1])
+
+
+@pytest.mark.parametrize("mode", ["interpreter", "compiled"])
+def test_a_number_s_type_is_a_constexpr_type(mode):
+    """A number in a kernel is a compile-time constant, as in Triton: its `.type` is a
+    `tl.constexpr_type`, also for an int argument specialized to 1 (a contiguous stride)."""
+    if mode == "interpreter":
+        number_type_kernel[(1,)](np.zeros(1, np.int32), (5, tl.constexpr(1)))
+    else:
+        ttir = number_type_kernel.warmup(np.zeros(1, np.int32), (5, 1), grid=(1,), target="sm_90a").asm["ttir"]
+        assert "mul %strides.0, %0" in ttir and "constant 1 : i32" in ttir
+
+
 @pytest.mark.parametrize("name, expect", [("int8", 44), ("uint8", 44), ("int16", 300), ("fp16", 300)])
 def test_a_dtype_built_from_its_name(name, expect):
     out = np.zeros(1, np.int32)

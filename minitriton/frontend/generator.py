@@ -290,6 +290,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
+        if isinstance(base, (bool, int, float)) and node.attr == "type":
+            return tl.constexpr_type(base)  # a number in a kernel is a constexpr, as in Triton
         if isinstance(base, (bool, int, float)) and not hasattr(base, node.attr) and hasattr(tl.tensor, node.attr):
             base = tl.to_tensor(base)  # `x = 1; x.dtype`, `(2.0).to(...)`: a number read as a tensor
         try:
