@@ -1,13 +1,21 @@
-"""Every exercise test is honest: it fails on the untouched stub and passes on the reference solution.
+"""Every exercise test is honest: it fails on the untouched stub, passes on the reference solution,
+and catches the wrong solutions, whose mistakes a learner could make.
 
-pytest runs over `exercises/` twice in subprocesses, once per implementation (`exercises/_impl.py`
-picks it by MINITRITON_SOLUTIONS), and the JUnit reports are compared test by test. A test that
-passes on a stub checks nothing the learner writes; one that fails on the solution is wrong; one
-that cannot even be collected or set up would not tell the learner what to do.
+pytest runs over `exercises/` in subprocesses, once per implementation (`exercises/_impl.py` picks it
+by MINITRITON_SOLUTIONS), and the JUnit reports are compared test by test. A test that passes on a
+stub checks nothing the learner writes; one that fails on the solution is wrong; one that cannot
+even be collected or set up would not tell the learner what to do. Each wrong solution
+(`exercises/wrong/<chapter>/<exercise>__<mistake>.py`) runs against its own exercise's test file
+only, and must fail at least one test there: a wrong solution that passes is a hole in the tests.
+The wrong solutions run in rounds, one process each, with one wrong solution per exercise a round.
+
+The stubs are checked as committed: a learner works in copies under `my_exercises/`, which this
+check never reads, so solving exercises cannot turn `make test` red.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -20,6 +28,25 @@ EXERCISES = ROOT / "exercises"
 CHAPTERS = sorted(p for p in EXERCISES.iterdir() if p.is_dir() and p.name[:2].isdigit())
 
 
+def exercise_names() -> list[str]:
+    """Every exercise, as `_impl.load` names it: "NN_chapter/exN_name"."""
+    return [f"{chapter.name}/{stub.stem}" for chapter in CHAPTERS for stub in sorted(chapter.glob("ex*_*.py"))]
+
+
+def wrong_solutions() -> dict[str, list[str]]:
+    """exercise -> its wrong solutions ("NN_chapter/exN_name__mistake"), from exercises/wrong/."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((EXERCISES / "wrong").glob("*/*__*.py")):
+        variant = f"{path.parent.name}/{path.stem}"
+        found.setdefault(variant.split("__")[0], []).append(variant)
+    return found
+
+
+def tests_of(exercise: str) -> Path:
+    chapter, stem = exercise.split("/")
+    return EXERCISES / chapter / f"test_{stem}.py"
+
+
 def outcomes(report: Path) -> dict[str, str]:
     """test id -> "passed", "failed", "error" or "skipped", from a JUnit XML report."""
     result = {}
@@ -30,25 +57,46 @@ def outcomes(report: Path) -> dict[str, str]:
     return result
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """Run the exercise tests on the stubs and on the solutions at once; return each run's outcomes."""
-    folder = tmp_path_factory.mktemp("exercises")
-    processes = {}
-    for which, flag in (("stubs", "0"), ("solutions", "1")):
-        env = {**os.environ, "MINITRITON_SOLUTIONS": flag, "PYTHONPATH": str(ROOT)}
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                   f"--junitxml={folder / which}.xml", str(EXERCISES)]
-        processes[which] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                            stderr=subprocess.STDOUT, text=True)
+def exercise_of(test_id: str) -> str:
+    """"exercises.04_layouts.test_ex1_owner::test_x" -> "04_layouts/ex1_owner"."""
+    *_, chapter, module = test_id.split("::")[0].split(".")
+    return f"{chapter}/{module.removeprefix('test_')}"
+
+
+def start_pytest(choice: str, paths: list[Path], report: Path, cwd: Path = ROOT) -> subprocess.Popen:
+    env = {**os.environ, "MINITRITON_SOLUTIONS": choice, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+               f"--junitxml={report}", *map(str, paths)]
+    return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def finish(processes: dict[str, tuple[subprocess.Popen, Path]]) -> dict[str, tuple[dict[str, str], str]]:
+    """Wait for each run; its outcomes by test id, and its output."""
     results = {}
-    for which, process in processes.items():
+    for which, (process, report) in processes.items():
         output, _ = process.communicate(timeout=600)
-        report = folder / f"{which}.xml"
         assert report.exists(), f"pytest on the {which} wrote no report:\n{output[-3000:]}"
-        results[which] = outcomes(report)
-        results[which + " output"] = output
+        results[which] = outcomes(report), output
     return results
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict:
+    """Run the exercise tests on the stubs, on the solutions and on every round of wrong solutions,
+    all at once. "stubs" and "solutions": (outcomes, output); "wrong": (variants, outcomes, output)
+    per round."""
+    folder = tmp_path_factory.mktemp("exercises")
+    processes = {which: (start_pytest(choice, [EXERCISES], folder / f"{which}.xml"), folder / f"{which}.xml")
+                 for which, choice in (("stubs", "stubs"), ("solutions", "1"))}
+    wrong = wrong_solutions()
+    rounds = [[found[r] for found in wrong.values() if len(found) > r] for r in range(max(map(len, wrong.values()), default=0))]
+    for r, variants in enumerate(rounds):
+        report = folder / f"wrong{r}.xml"
+        paths = [tests_of(variant.split("__")[0]) for variant in variants]
+        processes[f"wrong{r}"] = (start_pytest("wrong:" + ",".join(variants), paths, report), report)
+    results = finish(processes)
+    return {"stubs": results["stubs"], "solutions": results["solutions"],
+            "wrong": [(variants, *results[f"wrong{r}"]) for r, variants in enumerate(rounds)]}
 
 
 def test_every_chapter_has_three_exercises_with_tests_and_solutions():
@@ -61,25 +109,69 @@ def test_every_chapter_has_three_exercises_with_tests_and_solutions():
             assert (EXERCISES / "solutions" / chapter.name / stub).exists(), f"{chapter.name}/{stub} has no solution"
 
 
+def test_every_exercise_has_a_wrong_solution():
+    wrong = wrong_solutions()
+    missing = [name for name in exercise_names() if name not in wrong]
+    assert not missing, ("each exercise needs at least one wrong solution, "
+                         f"exercises/wrong/<chapter>/<exercise>__<mistake>.py: none for {missing}")
+    strays = sorted(set(wrong) - set(exercise_names()))
+    assert not strays, f"wrong solutions of exercises that do not exist: {[wrong[s] for s in strays]}"
+    unnamed = sorted(p.name for p in (EXERCISES / "wrong").rglob("*.py") if "__" not in p.stem)
+    assert not unnamed, f"a wrong solution's name says its mistake, <exercise>__<mistake>.py: {unnamed}"
+
+
 def test_solutions_pass_every_test(runs):
-    solutions = runs["solutions"]
-    assert solutions, f"no exercise tests ran:\n{runs['solutions output'][-3000:]}"
+    solutions, output = runs["solutions"]
+    assert solutions, f"no exercise tests ran:\n{output[-3000:]}"
     not_passing = {test: outcome for test, outcome in solutions.items() if outcome != "passed"}
-    assert not not_passing, f"tests that do not pass on the reference solutions: {not_passing}\n" \
-                            f"{runs['solutions output'][-3000:]}"
+    assert not not_passing, f"tests that do not pass on the reference solutions: {not_passing}\n{output[-3000:]}"
 
 
 def test_stubs_fail_every_test(runs):
-    stubs, solutions = runs["stubs"], runs["solutions"]
+    (stubs, output), (solutions, _) = runs["stubs"], runs["solutions"]
     assert set(stubs) == set(solutions), "the stubs and the solutions were tested by different tests: " \
                                          f"{sorted(set(stubs) ^ set(solutions))}"
     not_failing = {test: outcome for test, outcome in stubs.items() if outcome != "failed"}
-    assert not not_failing, ("every test must FAIL on an untouched stub (an error in collection or "
-                             f"setup does not count): {not_failing}\n{runs['stubs output'][-3000:]}")
+    assert not not_failing, (
+        "every test must FAIL on an untouched stub (an error in collection or setup does not count): "
+        f"{not_failing}\n(the stubs in exercises/ are not for editing: work in your copies in "
+        f"my_exercises/, and `git checkout exercises/` restores the stubs)\n{output[-3000:]}")
+
+
+def test_every_wrong_solution_is_caught(runs):
+    uncaught, output = [], ""
+    for variants, results, round_output in runs["wrong"]:
+        caught = {exercise_of(test) for test, outcome in results.items() if outcome == "failed"}
+        missed = [variant for variant in variants if variant.split("__")[0] not in caught]
+        uncaught += missed
+        output += round_output[-3000:] if missed else ""
+    assert runs["wrong"] and not uncaught, f"wrong solutions that pass every test of their exercise: {uncaught}\n{output}"
 
 
 def test_every_exercise_file_has_tests(runs):
-    tested = {test.split("::")[0].rsplit(".", 1)[-1] for test in runs["solutions"]}
-    for chapter in CHAPTERS:
-        for test_file in chapter.glob("test_ex*_*.py"):
-            assert test_file.stem in tested, f"{chapter.name}/{test_file.name} ran no tests"
+    tested = {exercise_of(test) for test in runs["solutions"][0]}
+    missing = [name for name in exercise_names() if name not in tested]
+    assert not missing, f"exercises whose test file ran no tests: {missing}"
+
+
+def test_solving_an_exercise_in_your_copy_keeps_the_check_green(tmp_path):
+    """A learner's day: in a copy of the repository's exercises, exercise 1.1 solved in
+    my_exercises/ passes its tests, exercise 1.4 not yet begun gets its copy made from the stub and
+    fails, and the honesty check (on the stubs) still sees every test of both fail."""
+    shutil.copytree(EXERCISES, tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    solved = tmp_path / "my_exercises" / "01_introduction" / "ex1_axpy.py"
+    solved.parent.mkdir(parents=True)
+    shutil.copyfile(EXERCISES / "solutions" / "01_introduction" / "ex1_axpy.py", solved)
+    files = [tmp_path / "exercises" / "01_introduction" / name for name in ("test_ex1_axpy.py", "test_ex4_grid.py")]
+    results = finish({which: (start_pytest(choice, files, tmp_path / f"{which}.xml", cwd=tmp_path),
+                              tmp_path / f"{which}.xml") for which, choice in (("learner", "0"), ("stubs", "stubs"))})
+    learner, stubs = ({exercise_of(test): set() for test in results[which][0]} for which in ("learner", "stubs"))
+    for which, by_exercise in (("learner", learner), ("stubs", stubs)):
+        for test, outcome in results[which][0].items():
+            by_exercise[exercise_of(test)].add(outcome)
+    assert learner == {"01_introduction/ex1_axpy": {"passed"}, "01_introduction/ex4_grid": {"failed"}}, \
+        results["learner"][1][-3000:]
+    assert stubs == {"01_introduction/ex1_axpy": {"failed"}, "01_introduction/ex4_grid": {"failed"}}, \
+        results["stubs"][1][-3000:]
+    copy = tmp_path / "my_exercises" / "01_introduction" / "ex4_grid.py"
+    assert copy.read_text() == (EXERCISES / "01_introduction" / "ex4_grid.py").read_text()

@@ -28,6 +28,14 @@ def test_different_lanes_need_shared_memory():
     assert impl.broadcast_register_map(column, (128, 1), A_TILE, (128, 32)) is None
 
 
+def test_lanes_that_differ_even_where_the_registers_match():
+    """Each thread holds one register on both sides, but the operand's lanes go down the column and
+    the result's along the row: lane 1 needs the element lane 0 holds."""
+    down = BlockedLayout([1, 1], [32, 1], [4, 1], [1, 0])
+    across = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
+    assert impl.broadcast_register_map(down, (4, 1), across, (4, 32)) is None
+
+
 @pytest.mark.parametrize("src_layout, src_shape, dst_layout, dst_shape", [
     (A_TILE, (128, 1), A_TILE, (128, 32)),
     (A_TILE, (1, 32), A_TILE, (128, 32)),

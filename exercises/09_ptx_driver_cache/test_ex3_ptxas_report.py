@@ -27,5 +27,16 @@ def test_spills_shared_memory_and_a_device_function():
     }
 
 
+def test_a_device_function_between_the_kernels():
+    """ptxas 13.0 -v on `device_function.ptx`: two kernels that call one device function. ptxas
+    reports the function's properties after each kernel that calls it, between the entries: a
+    report belongs to a kernel by its name, not by its position."""
+    report = (HERE / "ptxas_report_device_function.txt").read_text()
+    assert impl.parse_report(report) == {
+        "second": usage(registers=10, stack_frame=64, shared_bytes=1024),
+        "first": usage(registers=12, stack_frame=64),
+    }
+
+
 def test_an_empty_report():
     assert impl.parse_report("ptxas info    : 0 bytes gmem\n") == {}
