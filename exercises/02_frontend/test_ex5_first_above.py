@@ -1,4 +1,4 @@
-"""Tests for exercise 2.5: run with `.venv/bin/pytest exercises/02_frontend/test_ex5_first_above.py`."""
+"""Tests for exercise 2.5: run with `make exercise CH=2 EX=5`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -1,4 +1,4 @@
-"""Tests for exercise 4.1: run with `.venv/bin/pytest exercises/04_layouts/test_ex1_owner.py`."""
+"""Tests for exercise 4.1: run with `make exercise CH=4 EX=1`."""
 import itertools
 
 import pytest

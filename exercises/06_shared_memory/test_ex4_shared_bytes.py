@@ -1,4 +1,4 @@
-"""Tests for exercise 6.4: run with `pytest exercises/06_shared_memory/test_ex4_shared_bytes.py`."""
+"""Tests for exercise 6.4: run with `make exercise CH=6 EX=4`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -1,4 +1,4 @@
-"""Tests for exercise 7.3: run with `pytest exercises/07_barriers/test_ex3_count_barriers.py`."""
+"""Tests for exercise 7.3: run with `make exercise CH=7 EX=3`."""
 import numpy as np
 import pytest
 from _impl import load

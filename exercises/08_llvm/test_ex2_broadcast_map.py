@@ -1,4 +1,4 @@
-"""Tests for exercise 8.2: run with `pytest exercises/08_llvm/test_ex2_broadcast_map.py`."""
+"""Tests for exercise 8.2: run with `make exercise CH=8 EX=2`."""
 import pytest
 from _impl import load
 

@@ -1,4 +1,4 @@
-"""Tests for exercise 9.3: run with `pytest exercises/09_ptx_driver_cache/test_ex3_ptxas_report.py`."""
+"""Tests for exercise 9.3: run with `make exercise CH=9 EX=3`."""
 from pathlib import Path
 
 from _impl import load

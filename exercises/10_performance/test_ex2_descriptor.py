@@ -1,4 +1,4 @@
-"""Tests for exercise 10.2: run with `pytest exercises/10_performance/test_ex2_descriptor.py`."""
+"""Tests for exercise 10.2: run with `make exercise CH=10 EX=2`."""
 import pytest
 from _impl import load
 

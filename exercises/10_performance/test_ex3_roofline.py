@@ -1,4 +1,4 @@
-"""Tests for exercise 10.3: run with `pytest exercises/10_performance/test_ex3_roofline.py`."""
+"""Tests for exercise 10.3: run with `make exercise CH=10 EX=3`."""
 import csv
 from pathlib import Path
 
