@@ -7,7 +7,8 @@ stub checks nothing the learner writes; one that fails on the solution is wrong;
 even be collected or set up would not tell the learner what to do. Each wrong solution
 (`exercises/wrong/<chapter>/<exercise>__<mistake>.py`) runs against its own exercise's test file
 only, and must fail at least one test there: a wrong solution that passes is a hole in the tests.
-The wrong solutions run in rounds, one process each, with one wrong solution per exercise a round.
+The wrong solutions run in rounds, one process each, with one wrong solution per exercise a round,
+and a test file stops at its first failure (exercises/conftest.py).
 
 The stubs are checked as committed: a learner works in copies under `my_exercises/`, which this
 check never reads, so solving exercises cannot turn `make test` red.
@@ -75,11 +76,11 @@ def exercise_of(test_id: str) -> str:
     return f"{chapter}/{module.removeprefix('test_')}"
 
 
-def start_pytest(choice: str, paths: list[Path], report: Path, cwd: Path = ROOT) -> subprocess.Popen:
+def start_pytest(choice: str, paths: list[Path], report: Path) -> subprocess.Popen:
     env = {**os.environ, "MINITRITON_SOLUTIONS": choice, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                f"--junitxml={report}", *map(str, paths)]
-    return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def finish(processes: dict[str, tuple[subprocess.Popen, Path]]) -> dict[str, tuple[dict[str, str], str]]:
