@@ -1,5 +1,5 @@
-"""Exercise 3.2, wrong on purpose: operands are compared by what they print as, so two equal
-but distinct values (before CSE has merged them) look like one.
+"""Exercise 3.2, wrong on purpose: operands are compared by their types, so two distinct values
+of one type (two aranges before CSE has merged them) look like one.
 
 The tests must catch it (tests/test_exercises.py checks that they do). The task is in
 exercises/03_tile_ir/ex2_cse.py.
