@@ -1,4 +1,4 @@
-"""Tests for exercise 2.1: run with `pytest exercises/02_frontend/test_ex1_broadcast.py`."""
+"""Tests for exercise 2.1: run with `make exercise CH=2 EX=1`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -1,4 +1,4 @@
-"""Tests for exercise 2.2: run with `pytest exercises/02_frontend/test_ex2_promotion.py`."""
+"""Tests for exercise 2.2: run with `make exercise CH=2 EX=2`."""
 import itertools
 
 import pytest

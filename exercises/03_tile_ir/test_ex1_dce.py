@@ -1,4 +1,4 @@
-"""Tests for exercise 3.1: run with `pytest exercises/03_tile_ir/test_ex1_dce.py`."""
+"""Tests for exercise 3.1: run with `make exercise CH=3 EX=1`."""
 from _impl import load
 from ir_helpers import for_loop, pointer_arg, pointers
 

@@ -1,4 +1,4 @@
-"""Tests for exercise 3.2: run with `pytest exercises/03_tile_ir/test_ex2_cse.py`."""
+"""Tests for exercise 3.2: run with `make exercise CH=3 EX=2`."""
 import pytest
 from _impl import load
 from ir_helpers import for_loop, pointer_arg, pointers

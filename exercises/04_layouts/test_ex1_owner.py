@@ -1,4 +1,4 @@
-"""Tests for exercise 4.1: run with `pytest exercises/04_layouts/test_ex1_owner.py`."""
+"""Tests for exercise 4.1: run with `make exercise CH=4 EX=1`."""
 import itertools
 
 import pytest
@@ -24,7 +24,9 @@ def test_the_chapters_example():
     (BlockedLayout([4], [32], [4], [0]), (1024,)),               # repeats: 8 registers a thread
     (BlockedLayout([1, 8], [8, 4], [4, 1], [1, 0]), (128, 32)),  # matmul's A tile
     (BlockedLayout([2, 1], [8, 4], [1, 2], [0, 1]), (32, 16)),   # column-major order
-], ids=["one-tile", "repeats", "matmul-a", "column-major"])
+    (BlockedLayout([2, 2], [4, 8], [2, 2], [1, 0]), (64, 64)),   # row-major, repeats 4 x 2, blocks 2 x 2
+    (BlockedLayout([1, 2, 1], [2, 4, 4], [2, 1, 2], [2, 0, 1]), (8, 16, 16)),  # rank 3, repeats 2 x 2 x 2
+], ids=["one-tile", "repeats", "matmul-a", "column-major", "row-major-repeats", "rank-3-repeats"])
 def test_every_element_of_a_covered_tile(layout, shape):
     for index in every_index(shape):
         assert impl.owner(layout, index, shape) == layout.owner(index, shape), f"element {index}"
@@ -40,8 +42,11 @@ def test_replicas_are_all_listed(layout, shape):
         assert impl.owner(layout, index, shape) == layout.owner(index, shape), f"element {index}"
 
 
-def test_owners_invert_elements():
-    layout, shape = BlockedLayout([2, 2], [8, 4], [2, 2], [0, 1]), (64, 32)
+@pytest.mark.parametrize("layout, shape", [
+    (BlockedLayout([2, 2], [8, 4], [2, 2], [0, 1]), (64, 32)),
+    (BlockedLayout([2, 2], [8, 4], [2, 2], [1, 0]), (64, 32)),
+], ids=["column-major", "row-major"])
+def test_owners_invert_elements(layout, shape):
     for warp, lane in itertools.product(range(4), range(32)):
         for register, index in enumerate(layout.elements(warp, lane, shape)):
             assert (warp, lane, register) in impl.owner(layout, index, shape)

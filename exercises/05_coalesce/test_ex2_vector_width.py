@@ -1,4 +1,4 @@
-"""Tests for exercise 5.2: run with `pytest exercises/05_coalesce/test_ex2_vector_width.py`."""
+"""Tests for exercise 5.2: run with `make exercise CH=5 EX=2`."""
 import numpy as np
 import pytest
 from _impl import load

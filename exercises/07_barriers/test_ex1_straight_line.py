@@ -1,4 +1,4 @@
-"""Tests for exercise 7.1: run with `pytest exercises/07_barriers/test_ex1_straight_line.py`."""
+"""Tests for exercise 7.1: run with `make exercise CH=7 EX=1`."""
 from _impl import load
 from barrier_helpers import barrier, block, other, random_program, render, shared
 

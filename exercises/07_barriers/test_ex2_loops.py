@@ -1,4 +1,4 @@
-"""Tests for exercise 7.2: run with `pytest exercises/07_barriers/test_ex2_loops.py`."""
+"""Tests for exercise 7.2: run with `make exercise CH=7 EX=2`."""
 from _impl import load
 from barrier_helpers import block, for_loop, if_else, other, random_program, render, shared
 

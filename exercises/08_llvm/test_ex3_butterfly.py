@@ -1,4 +1,4 @@
-"""Tests for exercise 8.3: run with `pytest exercises/08_llvm/test_ex3_butterfly.py`."""
+"""Tests for exercise 8.3: run with `make exercise CH=8 EX=3`."""
 import random
 
 import pytest
