@@ -18,8 +18,9 @@ scan's region).
 
 Program `row` handles row `row`: element t of a, b and out is at `row * stride + t`. A row may be
 longer than BLOCK: walk it BLOCK steps at a time and carry h from the end of one tile to the start
-of the next (a loop-carried fp32 scalar). Elements at or past n are neither read nor written; they
-may hold anything, NaN included.
+of the next (a loop-carried fp32 scalar; a tile has no indexing, but `tl.sum(tl.where(positions ==
+p, tile, 0.0), 0)` is its element at position p). Elements at or past n are neither read nor
+written; they may hold anything, NaN included.
 """
 import minitriton as triton
 import minitriton.language as tl

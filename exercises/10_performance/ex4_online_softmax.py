@@ -17,7 +17,7 @@ exp(x - m) / l. (Flash attention, exercise 10.7, does this with a block of keys 
 Program `row` handles row `row`; its elements are at `row * stride + c` in both x and y, for c < n.
 Elements at or past n are neither read nor written (they may hold anything, NaN included). Rows
 may hold numbers far from 0: exp overflows fp32 above about 88, and underflows to 0 below about
--103. The tests also count the loads of your kernel's tile IR: at most two.
+-103. The tests also count your kernel's loads of x in its tile IR: at most two.
 """
 import minitriton as triton
 import minitriton.language as tl
