@@ -5,7 +5,6 @@ A wrong solution, for the tests to catch: the entry is written straight under it
 """
 import hashlib
 import json
-import os
 from pathlib import Path
 
 

@@ -15,7 +15,6 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, kv_len_ptr, sm_scale, 
     dims = tl.arange(0, HEAD_DIM)
     queries = (z * n_q + rows)[:, None] * HEAD_DIM + dims[None, :]
     q = tl.load(q_ptr + queries, mask=rows[:, None] < n_q, other=0.0)
-    kv_len = tl.load(kv_len_ptr + z)
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
