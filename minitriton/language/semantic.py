@@ -11,6 +11,7 @@ import builtins
 import contextlib
 
 from .. import ir
+from ..exercise_hooks import replaceable
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -70,6 +71,7 @@ def integer_promote(a: DType, b: DType) -> DType:
 DIVISIONS = ("div", "floordiv", "rem")
 
 
+@replaceable("semantic.computation_type")
 def computation_type(a: DType, b: DType, op: str) -> DType:
     """The dtype both operands of a binary op are converted to before the op (Triton's rules)."""
     if a.is_floating() or b.is_floating():
@@ -174,6 +176,7 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
 
 
 # --8<-- [start:broadcast]
+@replaceable("semantic.broadcast_shapes")
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """numpy's rule: align from the right; sizes must match or one of them be 1."""
     rank = max(len(a), len(b))
