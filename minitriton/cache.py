@@ -79,8 +79,10 @@ def make_key(**parts) -> str:
         raise TypeError(f"a cache key part is not plain JSON ({error}); pass str, int, float, "
                         f"bool, None, lists or dicts with str keys") from None
     return hashlib.sha256(canonical.encode()).hexdigest()
+# --8<-- [end:key]
 
 
+# --8<-- [start:toolchain]
 def toolchain_versions() -> dict[str, str]:
     """The versions of the tools that turn a kernel into machine code."""
     return {
@@ -99,7 +101,7 @@ def source_fingerprint(package: Path) -> str:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
-# --8<-- [end:key]
+# --8<-- [end:toolchain]
 
 
 class FileCache:

@@ -175,7 +175,7 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
     return constant(w.value, other)
 
 
-# --8<-- [start:broadcast]
+# --8<-- [start:broadcast-shapes]
 @replaceable("semantic.broadcast_shapes")
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """numpy's rule: align from the right; sizes must match or one of them be 1."""
@@ -188,8 +188,10 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
                                 "the sizes of each dimension must match or one of them be 1")
         shape.append(max(x, y))
     return tuple(shape)
+# --8<-- [end:broadcast-shapes]
 
 
+# --8<-- [start:broadcast-to]
 def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     """Splat a scalar, add leading unit dimensions, then stretch the unit dimensions."""
     shape = tuple(shape)
@@ -205,7 +207,7 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)
     return emit("broadcast", [x], shape=shape)
-# --8<-- [end:broadcast]
+# --8<-- [end:broadcast-to]
 
 
 def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:
