@@ -14,7 +14,7 @@ default; a replaceable function then costs one dictionary lookup more per call.
 
 A kernel compiled while anything is installed is kept apart: the JIT's key includes `installed()`,
 and the disk cache is neither read nor written, so a reader's piece never serves a compile without
-it, nor the other way round. Chapter: the exercises of chapters 3 to 8.
+it, nor the other way round. Chapter: the exercises of chapters 2 to 8 (index.md says how).
 """
 from __future__ import annotations
 
