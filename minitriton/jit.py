@@ -133,7 +133,7 @@ class JITFunction(KernelFunction, KernelInterface):
             else:
                 specs.append((name, specialize(name, value, specialized=name not in self.do_not_specialize)))
         options = replace(options, target=backend)
-        key = (tuple(specs), tuple(constexprs), options, exercise_hooks.installed())
+        key = (tuple(specs), tuple(constexprs), exercise_hooks.installed(), options)
         kernel = self.cache.get(key)
         if kernel is None:
             name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
