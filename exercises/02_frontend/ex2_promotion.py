@@ -14,6 +14,10 @@ done in fp32 (PTX has no 16-bit division), while any other op meets at fp16 if e
 else at bf16. Two integers: a division of a signed by an unsigned integer (neither a bool) is a
 mistake, raise `SemanticError`; `/` ("div") of integers is a float division in fp32; anything
 else uses `integer_promote`.
+
+Then the tests compile kernels with your `computation_type` in the compiler's place (exercise
+mode, `minitriton.exercise_hooks`): the types of their arithmetic are yours. (The compiler's own
+rule also covers the fp8 types of chapter 8; the tests leave them out.)
 """
 from minitriton import ir
 from minitriton.language.semantic import SemanticError  # noqa: F401  (you will raise it)

@@ -1,9 +1,11 @@
 """Tests for exercise 4.1: run with `make exercise CH=4 EX=1`."""
 import itertools
+import re
 
 import pytest
 from _impl import load
 
+from minitriton import exercise_hooks, layouts
 from minitriton.layouts import BlockedLayout
 
 impl = load("04_layouts/ex1_owner")
@@ -50,3 +52,33 @@ def test_owners_invert_elements(layout, shape):
     for warp, lane in itertools.product(range(4), range(32)):
         for register, index in enumerate(layout.elements(warp, lane, shape)):
             assert (warp, lane, register) in impl.owner(layout, index, shape)
+
+
+# Exercise mode: your `owner` draws the layout figures (`layouts.draw`, chapter 4's pictures).
+
+def cells(dot_source: str) -> list[str]:
+    """The labels of a drawn tile's cells, row by row: "w2:t10:r1", "w0:t3:r0 x8", ..."""
+    return re.findall(r'<TD BGCOLOR="[^"]*">([^<]*)</TD>', dot_source)
+
+
+@pytest.mark.parametrize("layout, shape", [
+    (layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2)), (16, 16)),  # the chapter's figure
+    (BlockedLayout([4], [32], [2], [0]), (512,)),                               # repeats
+    (BlockedLayout([1], [32], [4], [0]), (16,)),                                # replicas: "x8"
+    (BlockedLayout([2, 1], [8, 4], [1, 2], [0, 1]), (32, 16)),                  # column-major
+    (BlockedLayout([4, 1], [2, 16], [2, 2], [1, 0]), (4, 8)),                   # copies of every kind
+], ids=["chapter", "repeats", "replicas", "column-major", "copies"])
+def test_your_owner_draws_the_figure(layout, shape):
+    with exercise_hooks.use({"layouts.blocked_owner": impl.owner}):
+        yours = layouts.draw(layout, shape)
+    compilers = layouts.draw(layout, shape)
+    indices = list(itertools.product(*(range(s) for s in ((1,) + shape if len(shape) == 1 else shape))))
+    for index, mine, theirs in zip(indices, cells(yours), cells(compilers)):
+        assert mine == theirs, f"element {index[-len(shape):]}: your figure says {mine}, the compiler's {theirs}"
+    assert yours == compilers
+
+
+def test_the_chapters_cell():
+    with exercise_hooks.use({"layouts.blocked_owner": impl.owner}):
+        drawn = cells(layouts.draw(layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2)), (16, 16)))
+    assert drawn[9 * 16 + 5] == "w2:t10:r1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from .. import cache, driver, ir, launcher
+from .. import cache, driver, exercise_hooks, ir, launcher
 from ..dtypes import FACTS
 from ..errors import CompilationError, LaunchError, OutOfResources
 from ..kernel import CompiledKernel, KernelMetadata
@@ -132,11 +132,13 @@ def internal_errors(fn: ir.Function, arch: str):
         raise
     except Exception as error:
         loc = getattr(error, "minitriton_loc", None) or fn.loc
+        pieces = ", ".join(name for name, _ in exercise_hooks.installed())
+        hint = (f"the compiler ran your own {pieces} (exercise mode): look there first" if pieces else
+                "the kernel may well be correct: this is a bug in minitriton. The interpreter "
+                "(MINITRITON_INTERPRET=1) runs it meanwhile; another num_warps or num_stages may "
+                "avoid the failing path")
         raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
-                               f"{type(error).__name__}: {error}",
-                               "the kernel may well be correct: this is a bug in minitriton. The "
-                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
-                               "num_warps or num_stages may avoid the failing path") from error
+                               f"{type(error).__name__}: {error}", hint) from error
 
 
 # --8<-- [start:check-device]

@@ -11,6 +11,7 @@ import builtins
 import contextlib
 
 from .. import ir
+from ..exercise_hooks import replaceable
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -70,6 +71,7 @@ def integer_promote(a: DType, b: DType) -> DType:
 DIVISIONS = ("div", "floordiv", "rem")
 
 
+@replaceable("semantic.computation_type")
 def computation_type(a: DType, b: DType, op: str) -> DType:
     """The dtype both operands of a binary op are converted to before the op (Triton's rules)."""
     if a.is_floating() or b.is_floating():
@@ -173,7 +175,8 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
     return constant(w.value, other)
 
 
-# --8<-- [start:broadcast]
+# --8<-- [start:broadcast-shapes]
+@replaceable("semantic.broadcast_shapes")
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """numpy's rule: align from the right; sizes must match or one of them be 1."""
     rank = max(len(a), len(b))
@@ -185,8 +188,10 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
                                 "the sizes of each dimension must match or one of them be 1")
         shape.append(max(x, y))
     return tuple(shape)
+# --8<-- [end:broadcast-shapes]
 
 
+# --8<-- [start:broadcast-to]
 def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     """Splat a scalar, add leading unit dimensions, then stretch the unit dimensions."""
     shape = tuple(shape)
@@ -202,7 +207,7 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)
     return emit("broadcast", [x], shape=shape)
-# --8<-- [end:broadcast]
+# --8<-- [end:broadcast-to]
 
 
 def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:

@@ -31,16 +31,11 @@ def draw(layout: DistributedLayout | SharedLayout, shape: Sequence[int], num_war
         shape = layout.check_shape(shape)
         if num_warps is not None and num_warps != layout.num_warps:
             raise ValueError(f"{layout} spreads over {layout.num_warps} warps, not {num_warps}")
-        first, copies = {}, {}
-        for warp in range(layout.num_warps):
-            for lane in range(layout.warp_size):
-                for register, index in enumerate(layout.elements(warp, lane, shape)):
-                    first.setdefault(index, (warp, lane, register))
-                    copies[index] = copies.get(index, 0) + 1
 
         def cell(index):
-            warp, lane, register = first[index]
-            extra = f" x{copies[index]}" if copies[index] > 1 else ""
+            owners = layout.owner(index, shape)
+            warp, lane, register = owners[0]
+            extra = f" x{len(owners)}" if len(owners) > 1 else ""
             return f"w{warp}:t{lane}:r{register}{extra}", _WARP_COLORS[warp % len(_WARP_COLORS)]
 
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
