@@ -164,9 +164,9 @@ def misplaced_argument(kernel: JITFunction, bound: dict, specs: dict, constexprs
     argument explains the failure."""
     for name, value in bound.items():
         kind = specs[name][0] if name in specs else None
-        if name in kernel.constexpr_names or not (value is None or kind in NUMBERS or str(kind).startswith("*")):
-            continue
         pointer = kind is not None and kind.startswith("*")
+        if name in kernel.constexpr_names or not (pointer or kind in NUMBERS or value is None):
+            continue
         others = {n: c for n, c in constexprs.items() if n != name}
         for instead in AS_NUMBER if pointer else AS_POINTER:
             try:
