@@ -22,8 +22,9 @@ from typing import Any, Callable
 
 from . import cache, driver
 from .dtypes import dtype_of_array
-from .errors import LaunchError, TritonError
-from .jit import JITFunction, KernelInterface, interpreting
+from .errors import LaunchError, TritonError, user_facing
+from .jit import JITFunction, KernelInterface, interpreting, wrong_call
+from .kernel import launch_options
 from .testing import do_bench
 
 
@@ -46,8 +47,10 @@ class Config:
 
     `pre_hook(named_args)` runs before every launch with this config (while timing it, too)."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1,
+    @user_facing
+    def __init__(self, kwargs: dict, num_warps: int | None = 4, num_stages: int | None = 3, num_ctas: int = 1,
                  maxnreg: int | None = None, pre_hook=None, ir_override=None):
+        launch_options(num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg)  # a wrong one: here, not at launch
         if ir_override is not None:
             raise ValueError(f"Config(ir_override={ir_override!r}): minitriton compiles every config "
                              f"from the kernel's source and cannot take IR from a file; leave it out")
@@ -62,8 +65,10 @@ class Config:
     def all_kwargs(self) -> dict[str, Any]:
         """What a launch with this config passes to the kernel: the constexprs and the options
         (num_ctas and maxnreg only where they are not the default, so that a config's name, its
-        `str`, stays what it was for configs that do not set them)."""
-        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        `str`, stays what it was for configs that do not set them; an option given as None is
+        left out, so the launch's default applies, as in Triton)."""
+        options = {name: value for name, value in (("num_warps", self.num_warps), ("num_stages", self.num_stages))
+                   if value is not None}
         if self.num_ctas != 1:
             options["num_ctas"] = self.num_ctas
         if self.maxnreg is not None:
@@ -97,8 +102,7 @@ def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
         bound = base.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
                                                       if k in base.arg_names})
     except TypeError as error:
-        raise LaunchError(f"{base.__name__}[grid](...): {error}; its parameters are "
-                          f"({', '.join(base.arg_names)})") from None
+        raise LaunchError(wrong_call(base, error, kwargs)) from None
     bound.apply_defaults()
     return {**bound.arguments, **{k: v for k, v in kwargs.items() if k not in base.arg_names}}
 
@@ -142,6 +146,7 @@ class Autotuner(KernelInterface):
                           f"{self.__name__}[grid](...)")
 
     # --8<-- [start:run]
+    @user_facing
     def run(self, *args, grid, **kwargs):
         """Find (or recall) the best config for this launch's key, then launch with it."""
         named = _named_args(self.base_fn, args, kwargs)
@@ -159,6 +164,7 @@ class Autotuner(KernelInterface):
         return self.fn.run(*args, grid=grid, **launch)
     # --8<-- [end:run]
 
+    @user_facing
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs) -> list:
         """Compile every config without running any (`target="sm_90"` needs no GPU)."""
         return [self.fn.warmup(*args, grid=grid, target=target, **self._launch_kwargs(kwargs, config))
@@ -414,9 +420,11 @@ class Heuristics(KernelInterface):
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a kernel: launch it as {self.__name__}[grid](...)")
 
+    @user_facing
     def run(self, *args, grid, **kwargs):
         return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))
 
+    @user_facing
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         return self.fn.warmup(*args, grid=grid, target=target, **self._with_values(args, kwargs))
 

@@ -34,14 +34,16 @@ class InterpreterBackend:
         fn = tile_ir()
 
         def launcher(grid, args, stream=None):  # the host runs it: no stream to order it on
-            memory, values, copy_back, seen = Memory(), [], [], set()
+            memory, values, copy_back, seen = Memory(), [], [], {}
             for arg, value in zip(fn.args, args):
                 if arg.dtype.is_ptr():
                     host, done, address = host_view(value)
-                    if (address, host.size) not in seen:  # one array given twice is mapped once
-                        seen.add((address, host.size))
-                        memory.add(host, arg.name, address)
+                    first = seen.setdefault((address, host.size), host)
+                    if first is host:
                         copy_back.append(done)
+                    elif first.ctypes.data != host.ctypes.data:  # a GPU array given twice: one host copy
+                        host = first
+                    memory.add(host, arg.name, address)  # under each argument's name
                     values.append(address)
                 else:
                     values.append(value)

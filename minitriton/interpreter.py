@@ -30,8 +30,10 @@ The semantics, which are Triton's:
   is Triton's conversion (`dtypes.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
   clamped to the format's largest number, NaN to its NaN; the frontend computes every other op on
   fp8 values in fp32.
-- Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside every
-  array, or misaligned for its type, is an `InterpreterError` naming the op's source line. Masked-off
+- Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside the
+  arrays its pointer was made from (`pointer_origins`; every array, for a pointer of unknown
+  origin), misaligned for its type, or writing an array the caller made read-only, is an
+  `InterpreterError` naming the op's source line. Masked-off
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
@@ -56,7 +58,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .address_space import Memory, as_dtype, bits_of, from_bits
+from .address_space import Memory, as_dtype, bits_of, from_bits, pointer_origins
 from .dtypes import fp8_bits, float_from_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
 from .libdevice.twins import TWINS
@@ -249,20 +251,21 @@ def _inline_asm(program, op, *xs):
 
 
 def _load(program, op, pointer, mask=None, other=None):
-    loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc)
+    loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc, program.origins_of(op))
     return loaded if other is None else np.where(mask, loaded, other)
 
 
 def _store(program, op, pointer, value, mask=None):
-    program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc)
+    program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc, program.origins_of(op))
 
 
 def _atomic(program, op, pointer, value, mask=None):
-    return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc)
+    return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc,
+                                 program.origins_of(op))
 
 
 def _atomic_cas(program, op, pointer, expected, value):
-    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc)
+    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc, program.origins_of(op))
 
 
 def _for(program, op, lower, upper, step, *carried):
@@ -401,12 +404,18 @@ RULES: dict[str, Callable] = {
 # --8<-- [start:run]
 @dataclass
 class Program:
-    """One program instance: its id, the grid, memory, and the value of every SSA value so far."""
+    """One program instance: its id, the grid, memory, the value of every SSA value so far, and
+    the arguments each pointer value was made from (`pointer_origins`)."""
 
     pid: tuple[int, int, int]
     grid: tuple[int, int, int]
     memory: Memory
     env: dict[int, Any]
+    origins: dict[int, tuple[str, ...]]
+
+    def origins_of(self, op: ir.Op) -> tuple[str, ...] | None:
+        """The arguments a memory op's pointer operand was made from, if known."""
+        return self.origins.get(id(op.operands[0]))
 
     def run(self, block: ir.Block, args: list) -> list:
         """Run a block's ops in order; return the values its terminator passes on."""
@@ -443,10 +452,11 @@ def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: M
     values = {id(param): _argument(param, value) for param, value in zip(fn.args, args)}
     memory.host_pointers = any(op.name in ("cast", "bitcast") and op.result.dtype.is_ptr() and
                                not op.operands[0].dtype.is_ptr() for op in fn.walk())
+    origins = pointer_origins(fn)
     grid = tuple(grid) + (1,) * (3 - len(grid))
     with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on a GPU
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
-                    Program((x, y, z), grid, memory, dict(values)).run(fn.body, [])
+                    Program((x, y, z), grid, memory, dict(values), origins).run(fn.body, [])
 # --8<-- [end:run]

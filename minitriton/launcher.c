@@ -236,8 +236,11 @@ done:
     return 1;
 }
 
-/* The grid as three unsigned ints: a tuple of 1 to 3 ints read directly, anything else through
- * `grid3` (which raises the clear error). */
+/* The most programs CUDA launches along x, y and z: kernel.GRID_LIMITS. */
+static const long long GRID_LIMITS[3] = {0x7FFFFFFFLL, 65535, 65535};
+
+/* The grid as three unsigned ints: a tuple of 1 to 3 ints within CUDA's limits read directly,
+ * anything else through `grid3` (which raises the clear error). */
 static int read_grid(FastPath *self, PyObject *grid, unsigned dims[3]) {
     if (PyTuple_CheckExact(grid) && PyTuple_GET_SIZE(grid) >= 1 && PyTuple_GET_SIZE(grid) <= 3) {
         Py_ssize_t n = PyTuple_GET_SIZE(grid), i;
@@ -249,7 +252,7 @@ static int read_grid(FastPath *self, PyObject *grid, unsigned dims[3]) {
             if (!PyLong_CheckExact(g))
                 break;
             long long x = PyLong_AsLongLong(g);
-            if (x < 0 || x > 0xFFFFFFFFLL) {
+            if (x < 0 || x > GRID_LIMITS[i]) {
                 PyErr_Clear();
                 break;
             }

@@ -26,6 +26,7 @@ import numpy as np
 
 from .dtypes import DType, array_address, dtype_of_array, dtype_of_signature, pointer_type
 from .errors import LaunchError
+from .language.core import constexpr_value
 from .tools.tensor_descriptor import TensorDescriptor
 
 
@@ -106,6 +107,38 @@ class ArgumentOverflow(LaunchError, OverflowError):
     """An int argument that no 64-bit type holds (an OverflowError, as Triton raises)."""
 
 
+# --8<-- [start:constant]
+def constant(name: str, value):
+    """A compile-time argument (a `tl.constexpr` parameter's, or None) as the compiler sees it and
+    the kernel's cache keys it: a numpy number as the Python number it holds (`BLOCK=np.int64(16)`
+    is 16), a list as a tuple. An array, or anything unhashable, is a LaunchError: the value is
+    part of the compiled kernel."""
+    value = constexpr_value(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list):
+        value = tuple(constant(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if _is_array(value):
+        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled for, but got "
+                          f"an array ({type(value).__name__}); pass a number, a string, a dtype or a tuple "
+                          f"of them, or drop the tl.constexpr annotation to pass the array at run time")
+    try:
+        hash(value)
+    except TypeError:
+        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled (and "
+                          f"cached) for, so it must be hashable; got a {type(value).__name__}: pass a "
+                          f"number, a string, a dtype or a tuple of them") from None
+    return value
+# --8<-- [end:constant]
+
+
+def _is_array(value) -> bool:
+    try:
+        return dtype_of_array(value) is not None
+    except LaunchError:  # an array of elements minitriton has no dtype for
+        return True
+
+
 # --8<-- [start:specialize]
 def specialize(name: str, value, specialized: bool = True) -> tuple:
     """The facts about one runtime argument that the compiled code may depend on (the cache key).
@@ -122,7 +155,9 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         elif 0 <= value < 2**64:
             kind = "u64"
         else:
-            raise ArgumentOverflow(f"argument `{name}` = {value} does not fit in 64 bits")
+            raise ArgumentOverflow(f"argument `{name}` = {value} is out of range: it does not fit in 64 bits "
+                                   f"(-2**63 to 2**64 - 1; integer to be specialized too large to "
+                                   f"represent)")
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)

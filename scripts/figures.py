@@ -237,9 +237,13 @@ def listings() -> dict[str, str]:
     out["error.tile_condition"] = _error(lambda: ttir(mistakes.relu, f32, BLOCK=4))
     out["error.loop_type"] = _error(lambda: ttir(mistakes.total, f32, f32, 100, BLOCK=4))
     x = np.zeros(1000, np.float32)
+    buffer = np.zeros(8 * 16 + 16, np.float32)  # an 8 x 16 matrix, and the output right after it
     with interpreting():
         out["error.out_of_bounds"] = _error(
             lambda: mistakes.add_unmasked[(triton.cdiv(1000, 256),)](x, x, np.empty_like(x), 1000, BLOCK=256))
+        out["error.wrong_kind"] = _error(lambda: mistakes.scale[(4,)](x, None, 2.0, 1000, BLOCK=256))
+        out["error.walks_out"] = _error(
+            lambda: mistakes.first_column[(1,)](buffer[:128], buffer[128:], 16, ROWS=16))
     out["hand_built.ttir"] = ir.print_function(hand_built.build_scale(8))
     out["hand_built.verify"] = f"VerificationError: {hand_built.break_scale()}"
     out["first_kernel.output"] = script_output("first_kernel")

@@ -12,6 +12,7 @@ import pytest
 from minitriton import launcher
 from minitriton.errors import LaunchError
 from minitriton.jit import grid3
+from minitriton.kernel import GRID_LIMITS
 from minitriton.specialize import launch_key, plain_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,7 @@ def test_positions_leave_out_what_the_kernel_does_not_take(module):
 
 
 @pytest.mark.parametrize("grid, expected", [((3,), (3, 1, 1)), ((3, 2), (3, 2, 1)), ((3, 2, 4), (3, 2, 4)),
-                                            ((np.int64(3),), (3, 1, 1))])
+                                            ((np.int64(3),), (3, 1, 1)), (GRID_LIMITS, GRID_LIMITS)])
 def test_grids(module, grid, expected):
     fake = Driver("P")
     fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
@@ -114,6 +115,18 @@ def test_an_empty_grid_launches_nothing_and_a_bad_one_says_so(module):
         fast((-1,), (), Tensor(16))
     with pytest.raises(LaunchError, match="1 to 3"):
         fast((1, 1, 1, 1), (), Tensor(16))
+
+
+@pytest.mark.parametrize("grid", [(GRID_LIMITS[0] + 1,), (1, 65536), (1, 1, 65536), (2**40, 1, 1), (2.5,),
+                                  (True,), ((2,),), None])
+def test_a_grid_the_gpu_cannot_launch_is_refused_before_the_driver(module, grid):
+    """C reads a grid within CUDA's limits itself and hands any other to grid3, which says why."""
+    fake = Driver("P")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
+    fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
+    with pytest.raises(LaunchError, match="the grid must be 1 to 3 non-negative sizes"):
+        fast(grid, (), Tensor(16))
+    assert fake.calls == []
 
 
 def test_what_c_does_not_pack_goes_through_the_python_launch(module):

@@ -91,6 +91,7 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     may read as a constant (`tl.extra.cuda.num_warps()`).
     """
     parsed = jit_fn.parsed
+    jit_fn.check_kernel_parameters()
     builder = ir.Builder()
     args, arg_attrs, scope = [], [], {}
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
@@ -148,8 +149,7 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     # -- locations and errors ---------------------------------------------------------------------
     def loc(self, node: ast.AST) -> Loc:
-        return Loc(self.parsed.file, self.parsed.first_line + getattr(node, "lineno", 1) - 1,
-                   self.parsed.col_offset + getattr(node, "col_offset", 0), self.parsed.name)
+        return self.parsed.loc(node)
 
     def error(self, node: ast.AST, message: str, hint: str | None = None) -> CompilationError:
         return CompilationError(self.loc(node), message, hint)

@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import CompilationError
+from ..errors import CompilationError, Loc
 from ..language.core import constexpr_function, constexpr_value, is_constexpr
 
 
@@ -32,6 +32,11 @@ class ParsedFunction:
     globals: dict[str, Any]
     name: str
     source: str
+
+    def loc(self, node: ast.AST) -> Loc:
+        """Where a node of this function's tree is in its file."""
+        return Loc(self.file, self.first_line + getattr(node, "lineno", 1) - 1,
+                   self.col_offset + getattr(node, "col_offset", 0), self.name)
 
 
 # --8<-- [start:parse]
@@ -49,17 +54,21 @@ def parse(fn) -> ParsedFunction:
             tree = ast.parse(dedented)
         except SyntaxError:
             continue  # the lines the code object spans are not the whole definition: ask inspect
-        if len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef):
+        if len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             break
     indent = len(source.splitlines()[0]) - len(dedented.splitlines()[0])
     fdef = tree.body[0]
-    assert isinstance(fdef, ast.FunctionDef), "a @jit object wraps a function definition"
     scope = dict(fn.__globals__)
     if fn.__closure__:
         scope.update({name: cell.cell_contents for name, cell in
                       zip(fn.__code__.co_freevars, fn.__closure__)})
-    return ParsedFunction(fdef, inspect.getsourcefile(fn) or "<unknown>", first_line, indent, scope,
-                          fn.__name__, source)
+    parsed = ParsedFunction(fdef, inspect.getsourcefile(fn) or "<unknown>", first_line, indent, scope,
+                            fn.__name__, source)
+    if isinstance(fdef, ast.AsyncFunctionDef):
+        raise CompilationError(parsed.loc(fdef), "an async def cannot be a @jit function",
+                               "a kernel runs on the GPU when launched, it is not awaited: write `def`")
+    assert isinstance(fdef, ast.FunctionDef), "a @jit object wraps a function definition"
+    return parsed
 # --8<-- [end:parse]
 
 
@@ -97,6 +106,17 @@ class KernelFunction:
     @functools.cached_property
     def parsed(self) -> ParsedFunction:
         return parse(self.fn)
+
+    def check_kernel_parameters(self) -> None:
+        """A kernel's parameters are named one by one: each is an argument of the compiled kernel
+        (helpers, which are inlined, may take *args). A CompilationError at the parameter if not."""
+        arguments = self.parsed.tree.args
+        for star, node in (("*", arguments.vararg), ("**", arguments.kwarg)):
+            if node is not None:
+                raise CompilationError(self.parsed.loc(node), f"a kernel cannot take {star}{node.arg}: each "
+                                       f"of its parameters is one argument of the compiled kernel",
+                                       "name the parameters one by one, or pass a tuple and index it "
+                                       "with tl.static_range")
 
     @functools.cached_property
     def src(self) -> str:
