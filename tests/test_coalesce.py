@@ -306,8 +306,10 @@ def test_transposed_access_gets_order_0_1(monkeypatch):
     assert decisions[id(load.operands[0])] == ((0, 1), 4)
     assert decisions[id(store.operands[0])] == ((1, 0), 4)
     kernel = transpose_kernel.warmup(xt, y, 64, BLOCK_M=64, BLOCK_N=32, grid=(1,), target="sm_90")
-    load_line = next(line for line in kernel.asm["layout"].splitlines() if " load " in line)
-    assert "sizePerThread=[4,1]" in load_line and "order=[0,1]" in load_line
+    lines = kernel.asm["layout"].splitlines()
+    alias = next(line for line in lines if " load " in line).split()[-1]  # the load's layout, e.g. #blocked1
+    definition = next(line for line in lines if line.startswith(f"{alias} = "))
+    assert "sizePerThread=[4,1]" in definition and "order=[0,1]" in definition
     assert ptx_counts(kernel.asm["ptx"])["ld.v4"] > 0 and ptx_counts(kernel.asm["ptx"])["st.v4"] > 0
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     transpose_kernel[(1,)](xt, y, 64, BLOCK_M=64, BLOCK_N=32)
