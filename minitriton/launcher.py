@@ -111,6 +111,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_parameter({a})" if slot == "bf16" else a
                  for a, slot in zip(names, slots)]
+    arguments = ",\n                  ".join(converted)  # one a line, under the first
     if bound:
         head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
                 "    if not (grid[0] and grid[1] and grid[2]):\n"
@@ -127,7 +128,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
         head +
         "    with _lock:\n"
         "        try:\n"
-        f"            _pack(_storage, 0, {', '.join(converted)})\n"
+        f"            _pack(_storage, 0,\n                  {arguments})\n"
         "        except _PACK_ERRORS:\n"
         f"            raise _bad_arguments({values}) from None\n"
         + (f"        err, = _cuLaunchKernelEx(_configure(grid, {block_x}, {shared_bytes}, {stream}),\n"

@@ -121,7 +121,11 @@ class _FactsPrinter(ir.Printer):
         super().op(op, depth)
         known = [self.analysis.facts.get(id(r)) for r in op.results]
         if known and all(known):
-            self.lines[at] += "  // " + "; ".join(map(str, known))
+            comment = "// " + "; ".join(map(str, known))
+            if len(self.lines[at]) + 2 + len(comment) <= self.WIDTH:
+                self.lines[at] += "  " + comment
+            else:  # on a line of its own under the op, so that the listing stays WIDTH wide
+                self.lines.insert(at + 1, "  " * (depth + 2) + comment)
 
 
 def print_axis_info(fn: ir.Function, analysis: AxisAnalysis | None = None) -> str:
