@@ -683,8 +683,8 @@ def backend_figures() -> dict[str, str]:
     out = {
         "layout.blocked.gv": layouts.draw(blocked, (16, 16)),
         "layout.slice.gv": layouts.draw(layouts.SliceLayout(1, blocked), (16,)),
-        "layout.mma.gv": layouts.draw(mma, (32, 16)),
-        "layout.dot_a.gv": layouts.draw(layouts.DotOperandLayout(0, mma, 2), (32, 16)),
+        "layout.mma.gv": layouts.draw(mma, (32, 16), color_by="register"),
+        "layout.dot_a.gv": layouts.draw(layouts.DotOperandLayout(0, mma, 2), (32, 16), color_by="register"),
         "shared.swizzle.gv": layouts.draw(layouts.mma_operand_swizzle(32, 16, 0), (16, 32)),
     }
     args, kwargs = _matmul_args(3, 128)
