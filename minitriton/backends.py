@@ -14,6 +14,7 @@ import ctypes
 import numpy as np
 
 from . import ir
+from .accesses import note_launch
 from .codegen.backend import CUDABackend
 from .dtypes import TensorWrapper
 from .interpreter import Memory, interpret
@@ -45,6 +46,8 @@ class InterpreterBackend:
                     values.append(address)
                 else:
                     values.append(value)
+            note_launch(fn.name, grid, {arg.name: tuple(getattr(value, "shape", ())) for arg, value in
+                                        zip(fn.args, args) if arg.dtype.is_ptr() and getattr(value, "shape", ())})
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()

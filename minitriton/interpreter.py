@@ -56,6 +56,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
+from .accesses import note_access, record_accesses  # noqa: F401 (record_accesses: the interpreter's face)
 from .address_space import Memory, as_dtype, bits_of, from_bits
 from .dtypes import fp8_bits, float_from_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
@@ -248,20 +249,30 @@ def _inline_asm(program, op, *xs):
 # --8<-- [end:shapes]
 
 
+def _note(program, op, pointer, mask, dtype: ir.DType) -> None:
+    """Tell the access recorder (accesses.py) which elements this op's lanes point at."""
+    note_access(program.memory, program.pid, op.name, pointer, mask, dtype.storage.itemsize,
+                op.loc.line if op.loc else None)
+
+
 def _load(program, op, pointer, mask=None, other=None):
+    _note(program, op, pointer, mask, op.result.dtype)
     loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc)
     return loaded if other is None else np.where(mask, loaded, other)
 
 
 def _store(program, op, pointer, value, mask=None):
+    _note(program, op, pointer, mask, op.operands[1].dtype)
     program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc)
 
 
 def _atomic(program, op, pointer, value, mask=None):
+    _note(program, op, pointer, mask, op.result.dtype)
     return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc)
 
 
 def _atomic_cas(program, op, pointer, expected, value):
+    _note(program, op, pointer, None, op.result.dtype)
     return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc)
 
 
