@@ -118,8 +118,8 @@ class Launch:
             for kind in self.kinds(array):
                 cells, start = self.cells(array, kind)
                 blocks.append(self._text_block(array, kind, cells, start, max_rows))
-        legend = "0-9a-z: program (x fastest, base 36)  .: untouched  -: masked off  *: several programs  !: fault"
-        return "\n\n".join([f"{self.kernel}, grid {self.grid}: {legend}"] + blocks)
+        legend = "0-9a-z: program (x fastest)  .: untouched  -: masked off  *: several programs  !: fault"
+        return "\n\n".join([f"{self.kernel}, grid {self.grid}\n{legend}"] + blocks)
 
     def _text_block(self, array, kind, cells, start, max_rows) -> str:
         shape, width = self.shapes[array], self._width(array)
