@@ -108,14 +108,14 @@ class Launch:
             cells[wrong - start] = -4
         return cells, start
 
-    def text(self, arrays=None, max_rows: int = 24) -> str:
+    def text(self, arrays=None, kinds=None, max_rows: int = 24) -> str:
         """A character per element, a row per row of a 2-D array (else 64 elements a row): the
         program's number in base 36, `.` untouched, `-` masked off, `*` several programs, `!` an
         active lane outside the array; `|` where the array ends, and rows past its end marked `>`
-        (before its start, `<`)."""
+        (before its start, `<`). `arrays` and `kinds` choose the panels (by default, all)."""
         blocks = []
         for array in arrays or self.shapes:
-            for kind in self.kinds(array):
+            for kind in [k for k in self.kinds(array) if kinds is None or k in kinds]:
                 cells, start = self.cells(array, kind)
                 blocks.append(self._text_block(array, kind, cells, start, max_rows))
         legend = "0-9a-z: program (x fastest)  .: untouched  -: masked off  *: several programs  !: fault"
@@ -145,13 +145,13 @@ class Launch:
         shape = self.shapes[array]
         return shape[-1] if len(shape) == 2 and shape[-1] <= 96 else 64
 
-    def svg(self, arrays=None, cell: float = 11.0, width: float = 760.0) -> str:
+    def svg(self, arrays=None, kinds=None, cell: float = 11.0, width: float = 760.0) -> str:
         """The picture as SVG: a panel per array and kind, one square per element coloured by its
         program; masked-off lanes hatched; squares outside the array dashed, with a bar where it
         ends; a fault (an active lane outside the array) in red."""
         body, y = [], 8.0
         for array in arrays or self.shapes:
-            for kind in self.kinds(array):
+            for kind in [k for k in self.kinds(array) if kinds is None or k in kinds]:
                 cells, start = self.cells(array, kind)
                 row_width = self._width(array)
                 size = min(cell, (width - 60) / row_width)

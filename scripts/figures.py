@@ -732,10 +732,20 @@ def language_index() -> str:
     return "\n".join(rows) + "\n"
 
 
+def access_pictures() -> dict[str, str]:
+    """The access pictures of chapters 1 and 5, recorded by the interpreter (`accesses.py`)."""
+    pictures = example("access_picture")
+    with interpreting():
+        add, block = pictures.add_accesses(), pictures.scale_block_accesses()
+    return {"access.add.svg": add.svg(), "access.add.txt": add.text(["x_ptr"]),
+            "access.scale_block.svg": block.svg(kinds=["load"])}
+
+
 def sources() -> dict[str, str]:
     """Every generated text file of chapters/figures/, by file name: Graphviz sources and listings."""
     backend = {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in backend_listings().items()}
-    return {**figures(), **backend_figures(), **listings(), **backend, "language_index.md": language_index()}
+    return {**figures(), **backend_figures(), **listings(), **backend, **access_pictures(),
+            "language_index.md": language_index()}
 
 
 def svg_stamp(source: str) -> str:
