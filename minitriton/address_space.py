@@ -127,9 +127,11 @@ class Memory:
 
     @staticmethod
     def _merged(parts: list[Allocation]) -> Allocation:
-        """One region for arrays whose bytes overlap: views of one host buffer, or one array given twice."""
+        """One region for arrays whose bytes overlap: views of one host buffer, or one array given
+        twice."""
         first, end = min(a.base for a in parts), max(a.end for a in parts)
-        if all(a.base == parts[0].base and a.end == parts[0].end for a in parts):  # one array, given again
+        # one array, given again
+        if all(a.base == parts[0].base and a.end == parts[0].end for a in parts):
             return Allocation("/".join(dict.fromkeys(a.name for a in parts)), first, parts[0].data,
                               writable=all(a.writable for a in parts))
         if any(a.data.ctypes.data != a.base for a in parts):

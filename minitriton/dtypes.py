@@ -396,8 +396,8 @@ def dtype_of_language_name(name: str) -> DType | None:
 # --8<-- [start:bf16]
 def bf16_bits(x) -> np.ndarray:
     """Numbers (any float width, or Python floats) -> the bit patterns of their nearest bf16 (ties
-    to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so that they are
-    rounded once, not twice. The one rounding the interpreter, codegen and the driver all use."""
+    to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so
+    that they are rounded once, not twice. The one rounding the interpreter, codegen and the driver all use."""
     x = np.asarray(x)
     if x.dtype not in (np.float32, np.float16):
         x = _round_to_odd_float32(x)

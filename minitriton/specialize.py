@@ -58,7 +58,8 @@ class AggregateSpec:
     """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each member."""
 
     kind: type  # tuple, a namedtuple class, or TensorDescriptor
-    names: tuple[str, ...]  # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    names: tuple[str, ...]
     members: tuple  # an ArgSpec, a Constant or an AggregateSpec for each
     fixed: tuple = ()  # a descriptor's block shape and padding
 

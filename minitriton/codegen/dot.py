@@ -357,7 +357,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     b_step = 32 if b_shared.k_major else 2048  # bytes from one k-step of B to the next
     count = n // 2  # accumulator registers of one m64nN tile per thread
     outs = ",".join(f"${i}" for i in range(count))
-    if cv.dtype.is_floating():  # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
+    # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
+    if cv.dtype.is_floating():
         scales = ", 1, 1" + ("" if b_shared.k_major else ", 0, 1")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it

@@ -38,7 +38,8 @@ def to_mma_operand(lw: Lowering, op, x) -> list:
         x = [tf32(lw, v) for v in x]
     _store_operand(lw, src, x, shared, base)
     if isinstance(shared, geometry.WgmmaOperand):
-        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])  # tensor cores read what threads wrote
+        # tensor cores read what threads wrote
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
         lw.barrier()
         return [base]
     lw.barrier()
@@ -94,13 +95,15 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     reg_offsets = layout.register_offsets(dst.shape)
     per_word = layout.k_width  # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
     matrix_k = 4 * per_word  # one 8 x 8 matrix of b16 is 8 rows of 16 bytes: 8 or 16 elements of K
-    size = 4 * per_word if layout.op_idx == 0 else 4  # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
+    # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
+    size = 4 * per_word if layout.op_idx == 0 else 4
     bits = ll.IntType(32 // per_word)
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
         row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
-        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
+        # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
+        if layout.op_idx == 0:
             col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, matrix_k)))
             text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
         else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
@@ -125,7 +128,8 @@ def _stage_base(lw: Lowering, op, stage):
 
 
 def _async_load(lw: Lowering, op, ptrs, mask, stage):
-    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill zeros."""
+    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill
+    zeros."""
     B = lw.b
     src = op.operands[0]
     shared, run = op.attrs["shared"], op.attrs["run"]

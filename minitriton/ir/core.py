@@ -77,7 +77,8 @@ class Value:
 
 @dataclass(eq=False)
 class Block:
-    """A list of ops run in order, with arguments (a loop body's induction variable and carried values)."""
+    """A list of ops run in order, with arguments (a loop body's induction variable and carried
+    values)."""
 
     args: list[Value] = field(default_factory=list)
     ops: list[Op] = field(default_factory=list)

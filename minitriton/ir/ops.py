@@ -320,7 +320,8 @@ ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bi
                                             "extern_elementwise"}
 # A side effect, or a result that two identical calls may not share: never merged, never dropped.
 EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "special_register",
-           "griddepcontrol", *REGION_OPS, *TERMINATORS, "inline_asm"}  # inline_asm: kept as written, pure or not
+           # inline_asm: kept as written, pure or not
+           "griddepcontrol", *REGION_OPS, *TERMINATORS, "inline_asm"}
 # Pure and a few instructions per element: computing one again where it is needed costs less than
 # moving it between threads (the layout pass) or waiting for it (the pipeliner clones them).
 CHEAP = (ELEMENTWISE - MATH - {"fma", "extern_elementwise"}) | {

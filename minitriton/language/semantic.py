@@ -56,7 +56,8 @@ def emit(name: str, operands: list[Value], **attrs) -> Value:
 
 # --8<-- [start:promotion]
 def integer_promote(a: DType, b: DType) -> DType:
-    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is wider."""
+    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is
+    wider."""
     if a.is_bool():
         return b
     if b.is_bool():

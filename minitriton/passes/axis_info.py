@@ -91,7 +91,8 @@ class AxisInfo:
         return _gcd(self.divisibility[d], _cap(runs * scale))
 
     def meet(self, other: AxisInfo) -> AxisInfo:
-        """The facts true of both, for a value that may be either (a loop's carried value, an if's result)."""
+        """The facts true of both, for a value that may be either (a loop's carried value, an if's
+        result)."""
         contiguity = tuple(map(_gcd, self.contiguity, other.contiguity))
         divisibility = tuple(_gcd(self.divisibility_at(d, c), other.divisibility_at(d, c))
                              for d, c in enumerate(contiguity))

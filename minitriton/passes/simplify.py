@@ -87,7 +87,8 @@ def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
 
 
 def _drop_carried(loop: ir.Op, indices: list[int]) -> None:
-    """Remove carried values from a `for` loop: their initial values, block arguments, yields and results."""
+    """Remove carried values from a `for` loop: their initial values, block arguments, yields and
+    results."""
     gone = set(indices)
     body = loop.regions[0]
     loop.operands = loop.operands[:3] + [v for i, v in enumerate(loop.operands[3:]) if i not in gone]
