@@ -208,7 +208,8 @@ class Memory:
             else np.ones(lanes.size, bool)
         bad = outside | (address % size != 0)
         groups = []
-        if bad.any() and self.host_pointers:  # pointers made from integers may point anywhere on the host
+        # pointers made from integers may point anywhere on the host
+        if bad.any() and self.host_pointers:
             host = outside & (address % size == 0)
             groups, found = self._host_groups(verb, lanes[host], address[host], dtype, loc, writes)
             bad[np.flatnonzero(host)[found]] = False

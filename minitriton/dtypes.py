@@ -181,7 +181,8 @@ float8e5b16 = DType("fp8e5b16", "float", 8, "f8E5M2FNUZ")
 
 
 def pointer_type(pointee: DType, const: bool = False) -> DType:
-    """The type of a pointer to `pointee` in global memory; a `const` one is never written through."""
+    """The type of a pointer to `pointee` in global memory; a `const` one is never written
+    through."""
     if const:
         return DType(f"ptr<const {pointee.name}>", "ptr", 64, f"!ptr<const {pointee.short}>", pointee, True)
     return DType(f"ptr<{pointee.name}>", "ptr", 64, f"!ptr<{pointee.short}>", pointee)
@@ -397,7 +398,8 @@ def dtype_of_language_name(name: str) -> DType | None:
 def bf16_bits(x) -> np.ndarray:
     """Numbers (any float width, or Python floats) -> the bit patterns of their nearest bf16 (ties
     to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so
-    that they are rounded once, not twice. The one rounding the interpreter, codegen and the driver all use."""
+    that they are rounded once, not twice. The one rounding the interpreter, codegen and the driver
+    all use."""
     x = np.asarray(x)
     if x.dtype not in (np.float32, np.float16):
         x = _round_to_odd_float32(x)

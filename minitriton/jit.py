@@ -72,7 +72,8 @@ class JITFunction(KernelFunction, KernelInterface):
         try:
             kernel = self.kernel_for(bound, options, target=None)
         except CompilationError as e:
-            raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
+            # the message points at the kernel's line; frames would hide it
+            raise e.with_traceback(None)
         if callable(grid):
             grid = grid(bound)
         kernel.launch(grid3(grid), runtime_values(bound, kernel.runtime_args))

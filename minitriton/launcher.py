@@ -204,8 +204,9 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
     launch.block_x, launch.shared_bytes, launch.attributes = block_x, shared_bytes, tuple(attributes)
     launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
+    # what the compiled fast path packs; '*' it leaves to `launch`
     launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
-                           for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
+                           for s in slots)
     return launch
 # --8<-- [end:binder]
 

@@ -55,7 +55,8 @@ class Constant:
 
 @dataclass(frozen=True)
 class AggregateSpec:
-    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each member."""
+    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each
+    member."""
 
     kind: type  # tuple, a namedtuple class, or TensorDescriptor
     # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
@@ -127,7 +128,8 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)
-    if isinstance(value, tuple):  # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    if isinstance(value, tuple):
         kind = type(value) if hasattr(type(value), "_fields") else tuple
         return ("tuple", kind, tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
     if isinstance(value, TensorDescriptor):
@@ -192,7 +194,8 @@ def launch_key(value) -> tuple:
     if interface is not None:
         pointer = interface["data"][0]
         return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
-    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
+    # numpy: a host array, refused on a new key
+    interface = getattr(value, "__array_interface__", None)
     if interface is not None:
         return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
     if value is MISSING:

@@ -103,7 +103,8 @@ def _pack(lw: Lowering, values: list) -> list:
 
 # --8<-- [start:tf32]
 def _operand_rounding(op):
-    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds it."""
+    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds
+    it."""
     if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
         return tf32
     return lambda lw, x: x

@@ -48,7 +48,8 @@ def _pair_registers(op) -> list[int]:
 
 
 def _join(lw: Lowering, op, a, b):
-    """Each register of the result is a register of `a` or `b` (by its last index): no instruction."""
+    """Each register of the result is a register of `a` or `b` (by its last index): no
+    instruction."""
     offsets = op.result.layout.register_offsets(op.result.shape)
     return [(b if offset[-1] else a)[r] for r, offset in zip(_pair_registers(op), offsets)]
 
@@ -122,7 +123,8 @@ def _shuffle_xor(lw: Lowering, value, mask: int):
 # --8<-- [start:reduce]
 def _reduce(lw: Lowering, op, *xs):
     """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared
-    memory. A partial result is a tuple of components: one per operand, or an argmax's (value, index)."""
+    memory. A partial result is a tuple of components: one per operand, or an argmax's (value,
+    index)."""
     src = op.operands[0]
     axis, kind = op.attrs["axis"], op.attrs["kind"]
     region = op.regions[0] if op.regions else None

@@ -54,7 +54,8 @@ def _element_address(lw: Lowering, base, shared, row, col, row_length: int, size
 
 
 def _runs(lw: Lowering, value: ir.Value, run: int):
-    """(first register, its runtime index) of each run of `run` consecutive elements a thread holds."""
+    """(first register, its runtime index) of each run of `run` consecutive elements a thread
+    holds."""
     indices = lw.indices(value.layout, value.shape)
     offsets = value.layout.register_offsets(value.shape)
     seen = set()
@@ -93,7 +94,8 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     second = B.and_(B.lshr(lane, ll.Constant(i32, 3)), ll.Constant(i32, 1))
     third = B.lshr(lane, ll.Constant(i32, 4))
     reg_offsets = layout.register_offsets(dst.shape)
-    per_word = layout.k_width  # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
+    # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
+    per_word = layout.k_width
     matrix_k = 4 * per_word  # one 8 x 8 matrix of b16 is 8 rows of 16 bytes: 8 or 16 elements of K
     # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
     size = 4 * per_word if layout.op_idx == 0 else 4
@@ -150,12 +152,14 @@ def _async_commit(lw: Lowering, op):
 
 def _async_wait(lw: Lowering, op):
     lw.asm(ll.VoidType(), f"cp.async.wait_group {op.attrs['pending']};", "", [])
-    if op.attrs.get("fence"):  # the copies are read next by the tensor cores (wgmma), not by threads
+    # the copies are read next by the tensor cores (wgmma), not by threads
+    if op.attrs.get("fence"):
         lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
 
 
 def _local_read(lw: Lowering, op, stage):
-    if isinstance(op.result.layout, SharedOperandLayout):  # read where it is, by wgmma or the FMA dot
+    # read where it is, by wgmma or the FMA dot
+    if isinstance(op.result.layout, SharedOperandLayout):
         return [_stage_base(lw, op, stage[0])]
     return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]

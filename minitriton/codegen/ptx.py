@@ -152,7 +152,8 @@ def _largest(usages: list[ResourceUsage]) -> ResourceUsage:
 
 # --8<-- [start:ptx-to-cubin]
 def ptx_to_cubin(ptx: str, arch: str) -> tuple[bytes, ResourceUsage]:
-    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource usage."""
+    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource
+    usage."""
     ptxas = ptxas_path()
     if ptxas is None:
         raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin, in "

@@ -68,7 +68,8 @@ class Calls:
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
         if isinstance(fn, Method):
             fn, args = fn.function, [fn.tensor, *args]
-        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):  # x.reduce(axis, combine)
+        # x.reduce(axis, combine)
+        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):
             fn, args = fn.__func__, [fn.__self__, *args]
         if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
@@ -204,7 +205,8 @@ class Calls:
 
     # --8<-- [start:inline]
     def inline(self, callee, args: list, kwargs: dict, node: ast.Call):
-        """Generate the body of a called @jit function in place, with its parameters bound to the args."""
+        """Generate the body of a called @jit function in place, with its parameters bound to the
+        args."""
         if self.depth > 64:
             raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
                              "@jit functions are inlined, so they cannot recurse")

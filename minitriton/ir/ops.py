@@ -343,7 +343,8 @@ OPS: dict[str, Callable] = {
     **{op: _elementwise(_INTS) for op in sorted(BITWISE)},
     **{op: _elementwise(("float",)) for op in sorted(MATH)},
     "fma": _fma, "cmp": _cmp, "select": _select, "cast": _cast, "bitcast": _cast,
-    "extern_elementwise": _extern_elementwise,  # libdevice: tl.extra.libdevice, tl.extern_elementwise
+    # libdevice: tl.extra.libdevice, tl.extern_elementwise
+    "extern_elementwise": _extern_elementwise,
     # memory
     "addptr": _addptr, "load": _load, "store": _store, "atomic": _atomic,
     "atomic_cas": _atomic_cas,
@@ -356,17 +357,20 @@ OPS: dict[str, Callable] = {
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,
     "hint": _passthrough, "barrier": _no_results, "special_register": _special_register,
-    "griddepcontrol": _no_results,  # {control = wait | launch_dependents}: programmatic dependent launch
+    # {control = wait | launch_dependents}: programmatic dependent launch
+    "griddepcontrol": _no_results,
     # made by the layout pass: the same values, held by other threads
     "convert_layout": _passthrough,
 }
 
 # Ops only the CUDA backend makes (software pipelining): they never reach the interpreter.
 BACKEND_OPS: dict[str, Callable] = {
-    "async_load": _no_results,    # (ptrs, mask?, stage) -> copies a tile into stage `stage` of a buffer
+    # (ptrs, mask?, stage) -> copies a tile into stage `stage` of a buffer
+    "async_load": _no_results,
     "async_commit": _no_results,  # closes the group of copies issued since the last commit
     "async_wait": _no_results,    # waits until at most attrs["pending"] groups are in flight
-    "local_read": lambda name, operands, attrs: [attrs["type"]],  # (stage) -> the tile, in registers
+    # (stage) -> the tile, in registers
+    "local_read": lambda name, operands, attrs: [attrs["type"]],
     "wgmma_wait": _passthrough,   # (acc) -> acc, once the wgmma groups writing it are done
 }
 OPS.update(BACKEND_OPS)

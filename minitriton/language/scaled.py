@@ -113,7 +113,8 @@ def _unpacked(x: Value, axis: int) -> Value:
         halves.append(cast(binary("or", bits, sign), ir.bfloat16, bitcast=True))
     pairs = emit("join", halves)  # [..., 2]: each byte's two elements side by side
     rank = len(x.shape)
-    if axis != rank - 1:  # the pairs go next to their axis; along the last one they are (tl.interleave)
+    # the pairs go next to their axis; along the last one they are (tl.interleave)
+    if axis != rank - 1:
         pairs = trans(pairs, tuple(range(axis + 1)) + (rank,) + tuple(range(axis + 1, rank)))
     return reshape(pairs, x.shape[:axis] + (2 * x.shape[axis],) + x.shape[axis + 1:])
 # --8<-- [end:fp4]

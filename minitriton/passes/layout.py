@@ -123,7 +123,8 @@ MMA_ACCUMULATOR = {"int8": ir.int32}
 
 
 def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
-    """The tensor cores' name for the type of operand `index` of a dot, or None if they have none."""
+    """The tensor cores' name for the type of operand `index` of a dot, or None if they have
+    none."""
     x = dot.operands[index]
     if x.dtype.is_fp32():
         return "tf32" if dot.attrs["input_precision"] == "tf32" else None
@@ -133,7 +134,8 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
 def wgmma_fits(dot: ir.Op, num_warps: int) -> bool:
     """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; each
     operand's rows of K in one swizzle atom (32, 64 or 128 bytes); N up to 256, in whole 64-column
-    atoms where B may stay N-major (16-bit types), else in 8-row groups (`geometry.WgmmaOperand`)."""
+    atoms where B may stay N-major (16-bit types), else in 8-row groups
+    (`geometry.WgmmaOperand`)."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits

@@ -20,7 +20,8 @@ from .geometry import scratch_bytes
 # --8<-- [start:buffer]
 @dataclass
 class Buffer:
-    """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its offset."""
+    """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its
+    offset."""
 
     op: ir.Op
     size: int
@@ -100,7 +101,8 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     fn.attrs["buffer_offsets"] = {name: buf.offset for name, buf in rings.items()}
     long_lived = {id(buf.op.result): buf for buf in buffers if buf.end != buf.start and not buf.ring}
     for buf in buffers:  # a ring's first copy (before its loop) writes the whole ring, as far as
-        buf.op.attrs["smem_offset"] = buf.offset  # barriers go: space reused from before is waited for
+        # barriers go: space reused from before is waited for
+        buf.op.attrs["smem_offset"] = buf.offset
         buf.op.attrs["smem_bytes"] = buf.size
     for op in fn.walk():  # the readers of a wgmma operand read its bytes too
         for v in op.operands:

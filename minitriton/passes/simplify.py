@@ -78,7 +78,8 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
 def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
     """The carried values of a `for` loop that every iteration yields as it received them (a
     variable of a tuple, or the base of a block pointer, carried along with the rest): each is its
-    initial value throughout. Inside the body and after the loop, the initial value stands for it."""
+    initial value throughout. Inside the body and after the loop, the initial value stands for
+    it."""
     parts = ir.loop_parts(loop)
     unchanged = [i for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)) if value is arg]
     for i in unchanged:
