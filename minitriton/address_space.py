@@ -136,8 +136,9 @@ class Memory:
                               writable=all(a.writable for a in parts))
         if any(a.data.ctypes.data != a.base for a in parts):
             names = " and ".join(a.name for a in parts)
-            raise LaunchError(f"arguments {names} overlap on the device but are different arrays, and the "
-                              "interpreter copies each to the host on its own: pass arrays that do not overlap")
+            raise LaunchError(f"arguments {names} overlap on the device but are different arrays, "
+                              "and the interpreter copies each to the host on its own: pass arrays "
+                              "that do not overlap")
         union = np.ctypeslib.as_array((ctypes.c_uint8 * (end - first)).from_address(first))
         return Allocation("/".join(dict.fromkeys(a.name for a in parts)), first, union,
                           writable=all(a.writable for a in parts))
@@ -152,7 +153,8 @@ class Memory:
 
     def store(self, addresses, values, mask, dtype: ir.DType, loc: Loc | None) -> None:
         values = np.broadcast_to(values, np.shape(addresses)).reshape(-1)
-        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc, writes=True):
+        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc,
+                                                  writes=True):
             stored[index] = _encode(values[lanes], dtype)
 
     def atomic(self, kind: str, addresses, values, mask, dtype: ir.DType, loc: Loc | None):
@@ -189,7 +191,8 @@ class Memory:
                 waiting = np.delete(waiting, first)
         return old.reshape(shape)
 
-    def _resolve(self, verb: str, addresses, mask, dtype: ir.DType, loc: Loc | None, writes: bool = False):
+    def _resolve(self, verb: str, addresses, mask, dtype: ir.DType, loc: Loc | None,
+                 writes: bool = False):
         """Group the active lanes by the array they fall in: [(lanes, typed array, element index)].
 
         Raises an InterpreterError if an active lane is outside every array or misaligned, or

@@ -47,15 +47,18 @@ class InterpreterBackend:
                 else:
                     values.append(value)
             note_launch(fn.name, grid, {arg.name: tuple(getattr(value, "shape", ())) for arg, value in
-                                        zip(fn.args, args) if arg.dtype.is_ptr() and getattr(value, "shape", ())})
+                                        zip(fn.args, args) if arg.dtype.is_ptr()
+                                        and getattr(value, "shape", ())})
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()
 
         # No registers, spills or shared memory: the host runs each program whole, in numpy.
-        metadata = {**options.recorded(), "backend": "interpreter", "signature": [a.dtype.name for a in fn.args],
+        metadata = {**options.recorded(), "backend": "interpreter",
+                    "signature": [a.dtype.name for a in fn.args],
                     "registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0}
-        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args], metadata,
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
+                              metadata,
                               launcher, arg_names=list(jit_fn.arg_names))
 # --8<-- [end:interpreter_backend]
 

@@ -211,7 +211,8 @@ def _gather(program, op, src, index):
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
         raise InterpreterError(op.loc, f"gather index {int(index[where])} at {where} is outside [0, {n}) "
-                                       f"along axis {axis}", "clamp or mask the indices: tl.where(i < n, i, 0)")
+                                       f"along axis {axis}",
+                               "clamp or mask the indices: tl.where(i < n, i, 0)")
     return np.take_along_axis(src, index.astype(np.int64), axis)
 
 

@@ -131,7 +131,8 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
     # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
     if isinstance(value, tuple):
         kind = type(value) if hasattr(type(value), "_fields") else tuple
-        return ("tuple", kind, tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
+        return ("tuple", kind,
+                tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
     if isinstance(value, TensorDescriptor):
         members = (value.base, tuple(value.shape), tuple(value.strides))
         return ("tensordesc", tuple(value.block_shape), value.padding,

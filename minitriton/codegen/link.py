@@ -37,7 +37,8 @@ def _bitcode(path: str) -> bytes:
 def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> list[str]:
     """Link libdevice (when the module calls it) and `libraries` (paths of other bitcode files)
     into `module`, leaving only the kernels visible. Returns the paths linked."""
-    calls = sorted(f.name for f in module.functions if f.is_declaration and f.name.startswith(LIBDEVICE_PREFIX))
+    calls = sorted(f.name for f in module.functions if f.is_declaration
+                   and f.name.startswith(LIBDEVICE_PREFIX))
     paths = list(libraries)
     if calls:
         libdevice = toolkit.libdevice_path()
@@ -51,8 +52,8 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> l
         return []
     for path in libraries:
         if not os.path.isfile(path):
-            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's lib_path), "
-                                  f"which does not exist")
+            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's "
+                                  "lib_path), which does not exist")
     kernels = {f.name for f in module.functions if not f.is_declaration}
     own_globals = {g.name for g in module.global_variables}
     for path in paths:

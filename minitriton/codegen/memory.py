@@ -79,7 +79,8 @@ def vector_width(op, value) -> int:
     `value`'s layout keeps in consecutive registers along the same (contiguous) dimension."""
     width = op.attrs.get("vector", 1)
     layout = value.layout
-    if width <= 1 or not isinstance(layout, BlockedLayout) or layout.order[0] != op.attrs.get("contig_dim"):
+    if (width <= 1 or not isinstance(layout, BlockedLayout)
+            or layout.order[0] != op.attrs.get("contig_dim")):
         return 1
     run = layout.contig_per_thread(value.shape)
     width = 1 << (width.bit_length() - 1)

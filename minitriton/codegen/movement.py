@@ -61,7 +61,8 @@ def _split(lw: Lowering, op, x):
     where = {}
     for r, offset in enumerate(joined.layout.register_offsets(joined.shape)):
         where.setdefault(tuple(offset), r)
-    return [[x[where[tuple(offset) + (k,)]] for offset in half.layout.register_offsets(half.shape)] for k in (0, 1)]
+    return [[x[where[tuple(offset) + (k,)]] for offset in half.layout.register_offsets(half.shape)]
+            for k in (0, 1)]
 # --8<-- [end:pairs]
 
 
@@ -137,7 +138,8 @@ def _reduce(lw: Lowering, op, *xs):
     for r in lw.unique_registers(layout, shape):
         key = drop(axis)(offsets[r])
         value = (xs[0][r], indices[r][axis]) if indices else tuple(x[r] for x in xs)
-        groups[key] = value if key not in groups else _combine(lw, kind, dtypes, groups[key], value, region)
+        groups[key] = value if key not in groups else _combine(lw, kind, dtypes, groups[key], value,
+                                                               region)
     # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
     for mask in layout.lane_masks_along(axis, shape):
         groups = {k: _combine(lw, kind, dtypes, v, tuple(_shuffle_xor(lw, c, mask) for c in v), region)

@@ -25,7 +25,8 @@ def _swizzled(lw: Lowering, shared, row, col, row_length: int):
     c = lambda v: ll.Constant(i32, v)
     phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
     chunk = B.xor(B.udiv(col, c(shared.vec)), phase)
-    return B.add(B.mul(row, c(row_length)), B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
+    return B.add(B.mul(row, c(row_length)),
+                 B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
 
 
 def to_mma_operand(lw: Lowering, op, x) -> list:
@@ -69,7 +70,8 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
     along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    along = 0 if isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major else 1
+    b_k_major = isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major
+    along = 0 if b_k_major else 1
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
         if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):
@@ -103,16 +105,20 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
-        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
+        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)),
+                    B.add(within, B.mul(second, ll.Constant(i32, 8))))
         # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
         if layout.op_idx == 0:
-            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, matrix_k)))
+            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)),
+                        B.mul(third, ll.Constant(i32, matrix_k)))
             text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
         else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
             col = B.add(warp_part[1], ll.Constant(i32, c0))
             text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
-        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length, dst.dtype.itemsize), i64)
-        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
+        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length,
+                                              dst.dtype.itemsize), i64)
+        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]),
+                        [pointer])
         for w in range(count):
             word = B.extract_value(result, w)
             for part in range(per_word):
@@ -161,7 +167,8 @@ def _local_read(lw: Lowering, op, stage):
     # read where it is, by wgmma or the FMA dot
     if isinstance(op.result.layout, SharedOperandLayout):
         return [_stage_base(lw, op, stage[0])]
-    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
+    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1],
+                        _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]
 
 

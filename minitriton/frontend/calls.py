@@ -190,9 +190,11 @@ class Calls:
                 raise self.error(node, "map_elementwise's scalar_fn must return scalars: it maps one element "
                                        "at a time, and makes no tiles")
             dtypes = tuple(r.dtype for r in results[::pack])
-            if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes for k in range(pack)):
-                raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of one type for "
-                                 f"each result, got {len(results)} of types {[str(r.dtype) for r in results]}")
+            if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes
+                                          for k in range(pack)):
+                types = [str(r.dtype) for r in results]
+                raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of "
+                                 f"one type for each result, got {len(results)} of types {types}")
             self.builder.create("yield", results)
         finally:
             self.builder.block = saved

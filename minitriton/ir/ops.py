@@ -186,7 +186,8 @@ def _join(name, operands, attrs):
 def _split(name, operands, attrs):
     """The two halves of a tile along its last dimension, which has size 2 (join's inverse)."""
     (x,) = operands
-    _check(len(x.shape) >= 2 and x.shape[-1] == 2, name, f"needs a last dimension of size 2, got {x.shape}")
+    _check(len(x.shape) >= 2 and x.shape[-1] == 2, name,
+           f"needs a last dimension of size 2, got {x.shape}")
     return [tile(x.shape[:-1], x.dtype)] * 2
 
 
@@ -194,7 +195,8 @@ def _gather(name, operands, attrs):
     """result[i] = src[i with i[axis] replaced by index[i]]: the result has the index's shape."""
     src, index = operands
     axis = attrs["axis"]
-    _check(src.type.is_tile and len(index.shape) == len(src.shape), name, "source and index must have one rank")
+    _check(src.type.is_tile and len(index.shape) == len(src.shape), name,
+           "source and index must have one rank")
     _check(0 <= axis < len(src.shape), name, f"axis {axis} out of range")
     _check(index.dtype.is_int() and not index.dtype.is_bool(), name, "index must be an integer tile")
     _check(all(i == s for d, (i, s) in enumerate(zip(index.shape, src.shape)) if d != axis), name,

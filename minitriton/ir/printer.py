@@ -71,7 +71,8 @@ class Printer:
     def function(self, fn: Function) -> str:
         args = []
         for v, attrs in itertools.zip_longest(fn.args, fn.arg_attrs or [], fillvalue={}):
-            extra = " {" + ", ".join(f"{k}={_attr_text(a)}" for k, a in attrs.items()) + "}" if attrs else ""
+            extra = " {" + ", ".join(f"{k}={_attr_text(a)}" for k, a in attrs.items()) + "}" \
+                if attrs else ""
             args.append(f"{self.name(v)}: {self.typed(v)}{extra}")
         header = f"func @{fn.name}({', '.join(args)}) {{"
         if len(header) > self.WIDTH:
@@ -94,7 +95,8 @@ class Printer:
         lhs = f"{results} = " if results else ""
         operands = ", ".join(self.name(v) for v in op.operands)
         attrs = {k: v for k, v in op.attrs.items() if k != "dtype" or op.name in ("cast", "bitcast")}
-        attr_text = " {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}" if attrs else ""
+        attr_text = " {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}" \
+            if attrs else ""
         types = ", ".join(self.typed(r) for r in op.results)
         line = f"{pad}{lhs}{op.name}" + (f" {operands}" if operands else "") + attr_text
         if op.name == "constant":

@@ -175,7 +175,8 @@ def without_pairs(layout: DistributedLayout | None) -> BlockedLayout | None:
     if not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1 or layout.warps_per_cta[-1] != 1:
         return None
     last = layout.rank - 1
-    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1],
+                         layout.warps_per_cta[:-1],
                          tuple(d for d in layout.order if d != last))
 
 

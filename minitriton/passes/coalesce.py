@@ -56,7 +56,8 @@ class AxisAnalysis:
                     self.facts[id(r)] = AxisInfo.unknown(len(_shape(r)))
 
     # --8<-- [start:loops]
-    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo], run: Callable[[], list[AxisInfo]]) -> None:
+    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo],
+                    run: Callable[[], list[AxisInfo]]) -> None:
         """Find facts for loop-carried `args` that hold on entry (`inits`) and after every trip
         (`run` analyses the body and returns the facts of what it carries back). Each round only
         weakens the facts, so the rounds end; past MAX_ROUNDS, nothing is assumed."""

@@ -110,7 +110,8 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
                 buf = long_lived[id(v)]
                 op.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
         if "buffers" in op.attrs:  # the end of a loop's rings: what its last iterations read
-            op.attrs["smem_reads"] = [(rings[n].offset, rings[n].offset + rings[n].size) for n in op.attrs["buffers"]]
+            op.attrs["smem_reads"] = [(rings[n].offset, rings[n].offset + rings[n].size)
+                                      for n in op.attrs["buffers"]]
     fn.attrs["shared_bytes"] = total
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")
