@@ -146,7 +146,8 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
 
 def _member(name: str, value, specialized: bool) -> tuple:
     """A tuple member's specialization: ("constexpr", value) for one known at compile time."""
-    if value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr" or callable(value):
+    if (value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr"
+            or callable(value)):
         return ("constexpr", value)
     return specialize(name, value, specialized)
 

@@ -59,7 +59,8 @@ def _mma(lw: Lowering, op, a, b, acc):
                          lambda o: (o[0] // k_step, o[1] // n_tile))
     c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4,
                          lambda o: (o[0] // m_tile, o[1] // n_tile))
-    text = f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]} {{$0,$1,$2,$3}}, {{$4,$5,$6,$7}}, {{$8,$9}}, {{$10,$11,$12,$13}};"
+    text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]} "
+            "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     accumulator = _accumulator_constraint(cv)
     constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
     words = _pack if k_width > 1 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
@@ -373,8 +374,10 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
-    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}"
-    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
+            f"{instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}")
+    tied = [str(i) for i in range(count)]  # the accumulator's inputs are its outputs
+    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + tied)
     out = list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
     for m_rep in range(m // (16 * num_warps)):

@@ -102,7 +102,8 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     with semantic.building(builder, num_warps):
         for param in jit_fn.arg_names:
             if param in constexprs or param not in specs:
-                value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
+                default = jit_fn.signature.parameters[param].default
+                value = constexprs[param] if param in constexprs else default
                 scope[param] = tl._unwrap(value)
                 continue
             annotation = jit_fn.signature.parameters[param].annotation

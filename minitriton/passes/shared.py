@@ -32,7 +32,8 @@ class Buffer:
     ring: str = ""  # the name of a pipeline ring (live over its loop), else "" (live over `op`)
 
     def __str__(self) -> str:
-        return f"{self.ring or self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
+        return (f"{self.ring or self.op.name}: [{self.offset}, {self.offset + self.size}) "
+                f"live {self.start}..{self.end}")
 # --8<-- [end:buffer]
 
 
