@@ -48,17 +48,17 @@ def draw(layout: DistributedLayout | SharedLayout, shape: Sequence[int], num_war
     swatches = "".join(f'<TD BGCOLOR="{PALETTE[c]}">{c}</TD>' for c in used)
     return "\n".join([
         "digraph layout {",
+        '  graph [ranksep=0.1];',
         '  node [shape=plaintext, fontname="Courier", fontsize=9];',
         f'  label="{_title(layout, shape)}"; labelloc=t; fontname="Courier"; fontsize=10;',
-        '  tile [label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0"><TR><TD>',
-        '    <TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1">',
+        '  tile [label=<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1">',
         f"    {header}",
         *(f"    {line}" for line in body),
-        "    </TABLE></TD></TR>",
-        '    <TR><TD ALIGN="LEFT"><TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="2">',
-        f'    <TR><TD BORDER="0">colour: {key}</TD>{swatches}<TD BORDER="0">{legend}</TD></TR>',
-        "    </TABLE></TD></TR>",
         "  </TABLE>>];",
+        '  legend [label=<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="4" CELLPADDING="2">',
+        f'    <TR><TD BORDER="0">colour: {key}</TD>{swatches}<TD BORDER="0">{legend}</TD></TR>',
+        "  </TABLE>>];",
+        "  tile -> legend [style=invis];  // the legend under the table, as wide as it needs",
         "}",
     ]) + "\n"
 
