@@ -5,6 +5,8 @@ Chromium at 1280 px, a laptop's width. A script in the page measures, after layo
 
 - each SVG figure: its text drawn at the image's rendered size (font size times the scale from the
   SVG's units to screen pixels); below `SMALLEST_TEXT_PX` a reader at page size cannot read it;
+- each raster figure (the benchmark plots): the scale it is shown at, against
+  `SMALLEST_RASTER_SCALE`;
 - each listing (`pre`): whether its code is wider than its column (`scrollWidth > clientWidth`), so
   that part of a line is scrolled out of view. PTX is exempt: its lines are what the assembler
   reads and are shown as printed.
@@ -32,6 +34,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 1280  # px: the window the book is read in
 SMALLEST_TEXT_PX = 9.0
+# A raster figure's text cannot be measured; the book's plots are drawn at 120 dpi with 10-point
+# text (about 17 px), which falls under 10 px when the image is shown at less than this scale.
+SMALLEST_RASTER_SCALE = 0.6
 EXEMPT_LANGUAGES = {"ptx"}
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -40,11 +45,14 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 MEASURE = r"""
 <script>
 window.addEventListener("load", async () => {
-  const report = {height: 0, figures: [], listings: []};
+  const report = {height: 0, figures: [], rasters: [], listings: []};
   const article = document.querySelector("article") || document.body;
   for (const img of article.querySelectorAll("img")) {
     const src = img.getAttribute("src");
-    if (!src.endsWith(".svg")) continue;
+    if (!src.endsWith(".svg")) {
+      report.rasters.push({src, width: img.clientWidth, natural: img.naturalWidth});
+      continue;
+    }
     const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), "image/svg+xml").documentElement;
     // Draw the same SVG inline at the image's rendered size, where its text can be measured.
     svg.setAttribute("width", img.clientWidth);
@@ -143,6 +151,10 @@ def problems(report: dict) -> list[str]:
         if figure["smallest"] is not None and figure["smallest"] < SMALLEST_TEXT_PX:
             found.append(f"{figure['src']}: text drawn at {figure['smallest']:.1f} px ({figure['text']!r}); "
                          f"the figure is {figure['natural']} px wide, shown at {figure['width']} px")
+    for raster in report["rasters"]:
+        if raster["natural"] and raster["width"] / raster["natural"] < SMALLEST_RASTER_SCALE:
+            found.append(f"{raster['src']}: {raster['natural']} px wide, shown at {raster['width']} px "
+                         f"(scale {raster['width'] / raster['natural']:.2f}): its text is too small to read")
     for listing in report["listings"]:
         if listing["overflow"] > 0 and listing["language"] not in EXEMPT_LANGUAGES:
             found.append(f"a {listing['language'] or 'plain'} listing is {listing['overflow']} px wider than its "
