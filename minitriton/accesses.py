@@ -231,10 +231,12 @@ def record_accesses():
         _RECORDERS.remove(recorder)
 
 
-def note_launch(kernel: str, grid, shapes: dict[str, tuple[int, ...]]) -> None:
-    """A launch begins: its kernel, grid and the shapes of its array arguments, by name."""
+def note_launch(kernel: str, grid, arrays: dict) -> None:
+    """A launch begins: its kernel, grid and pointer arguments by name (an array's shape is kept;
+    an argument without one, an address, is sized when a lane first points into it)."""
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    shapes = {name: tuple(value.shape) for name, value in arrays.items() if getattr(value, "shape", ())}
     for recorder in _RECORDERS:
-        grid = tuple(grid) + (1,) * (3 - len(grid))
         recorder.launches.append(Launch(kernel, grid, dict(shapes)))
 
 

@@ -46,9 +46,7 @@ class InterpreterBackend:
                     values.append(address)
                 else:
                     values.append(value)
-            note_launch(fn.name, grid, {arg.name: tuple(getattr(value, "shape", ())) for arg, value in
-                                        zip(fn.args, args) if arg.dtype.is_ptr()
-                                        and getattr(value, "shape", ())})
+            note_launch(fn.name, grid, {a.name: v for a, v in zip(fn.args, args) if a.dtype.is_ptr()})
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()
