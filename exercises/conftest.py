@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from minitriton.interpreter import record_accesses
-
 os.environ["MINITRITON_INTERPRET"] = "1"
+
+from minitriton.interpreter import record_accesses  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
