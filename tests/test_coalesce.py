@@ -231,8 +231,11 @@ def test_unknown_ops_know_nothing():
 def test_print_axis_info_annotates_each_op():
     x = aligned(1024, np.float32)
     text = print_axis_info(tile_ir(add_kernel, x, x, x, 1024, BLOCK_SIZE=1024))
-    assert "arange {start=0, end=1024} : tile<1024xi32>  // contiguity=[1024], divisibility=[1073741824]" in text
-    assert re.search(r"addptr .*// contiguity=\[1024\], divisibility=\[16\], constancy=\[1\]", text)
+    # the facts follow the op on its line, or on the next line where the two would pass 100 columns
+    assert re.search(r"arange \{start=0, end=1024\} : tile<1024xi32>\s+// contiguity=\[1024\], "
+                     r"divisibility=\[1073741824\]", text)
+    assert re.search(r"addptr [^\n]*\s+// contiguity=\[1024\], divisibility=\[16\], constancy=\[1\]", text)
+    assert max(map(len, text.splitlines())) <= 100
 
 
 # ---------------------------------------------------------------------------------------------------
