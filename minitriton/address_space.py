@@ -147,15 +147,17 @@ class Memory:
 
     @staticmethod
     def _merged(parts: list[Allocation]) -> Allocation:
-        """One region for arrays whose bytes overlap: views of one host buffer, or one array given twice."""
+        """One region for arrays whose bytes overlap: views of one host buffer, or one array given
+        twice."""
         first, end = min(a.base for a in parts), max(a.end for a in parts)
         arrays = [replace(e, start=e.start + a.base - first, end=e.end + a.base - first) for a in parts for e in a.arrays]
         if all(a.base == parts[0].base and a.end == parts[0].end for a in parts):  # one array, given again
             return Allocation(first, next((a.data for a in parts if a.data.flags.writeable), parts[0].data), arrays)
         if any(a.data.ctypes.data != a.base for a in parts):
             names = " and ".join(a.name for a in parts)
-            raise LaunchError(f"arguments {names} overlap on the device but are different arrays, and the "
-                              "interpreter copies each to the host on its own: pass arrays that do not overlap")
+            raise LaunchError(f"arguments {names} overlap on the device but are different arrays, "
+                              "and the interpreter copies each to the host on its own: pass arrays "
+                              "that do not overlap")
         union = np.ctypeslib.as_array((ctypes.c_uint8 * (end - first)).from_address(first))
         return Allocation(first, union, arrays)
 
@@ -230,7 +232,8 @@ class Memory:
             else np.ones(lanes.size, bool)
         bad = outside | (address % size != 0)
         groups = []
-        if bad.any() and self.host_pointers:  # pointers made from integers may point anywhere on the host
+        # pointers made from integers may point anywhere on the host
+        if bad.any() and self.host_pointers:
             host = outside & (address % size == 0)
             groups, found = self._host_groups(verb, lanes[host], address[host], dtype, loc, writes)
             bad[np.flatnonzero(host)[found]] = False

@@ -14,6 +14,7 @@ import ctypes
 import numpy as np
 
 from . import ir
+from .accesses import note_launch
 from .codegen.backend import CUDABackend
 from .dtypes import TensorWrapper
 from .interpreter import Memory, interpret
@@ -47,14 +48,17 @@ class InterpreterBackend:
                     values.append(address)
                 else:
                     values.append(value)
+            note_launch(fn.name, grid, {a.name: v for a, v in zip(fn.args, args) if a.dtype.is_ptr()})
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()
 
         # No registers, spills or shared memory: the host runs each program whole, in numpy.
-        metadata = {**options.recorded(), "backend": "interpreter", "signature": [a.dtype.name for a in fn.args],
+        metadata = {**options.recorded(), "backend": "interpreter",
+                    "signature": [a.dtype.name for a in fn.args],
                     "registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0}
-        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args], metadata,
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
+                              metadata,
                               launcher, arg_names=list(jit_fn.arg_names))
 # --8<-- [end:interpreter_backend]
 

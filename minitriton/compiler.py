@@ -47,7 +47,8 @@ class ASTSource:
         names = self.fn.arg_names
         if any(not isinstance(k, str) for k in self.signature):
             raise TypeError("ASTSource: signature keys must be the parameters' names (strings)")
-        constants = {names[k[0]] if isinstance(k, tuple) else k: v for k, v in (self.constexprs or {}).items()}
+        constants = {names[k[0]] if isinstance(k, tuple) else k: v
+                     for k, v in (self.constexprs or {}).items()}
         divisible = {names[k[0]] for k, facts in (self.attrs or {}).items()
                      if ["tt.divisibility", 16] in [list(f) for f in facts]}
         self.specs = {n: _spec(self.fn, n, self.signature[n], n in divisible) for n in names

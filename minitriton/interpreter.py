@@ -58,6 +58,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
+from .accesses import note_access, record_accesses  # noqa: F401 (record_accesses: the interpreter's face)
 from .address_space import Memory, as_dtype, bits_of, from_bits, pointer_origins
 from .dtypes import fp8_bits, float_from_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
@@ -212,7 +213,8 @@ def _gather(program, op, src, index):
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
         raise InterpreterError(op.loc, f"gather index {int(index[where])} at {where} is outside [0, {n}) "
-                                       f"along axis {axis}", "clamp or mask the indices: tl.where(i < n, i, 0)")
+                                       f"along axis {axis}",
+                               "clamp or mask the indices: tl.where(i < n, i, 0)")
     return np.take_along_axis(src, index.astype(np.int64), axis)
 
 
@@ -250,22 +252,33 @@ def _inline_asm(program, op, *xs):
 # --8<-- [end:shapes]
 
 
+def _note(program, op, pointer, mask, dtype: ir.DType) -> None:
+    """Tell the access recorder (accesses.py) which elements this op's lanes point at."""
+    note_access(program.memory, program.pid, op.name, pointer, mask, dtype.storage.itemsize,
+                op.loc.line if op.loc else None)
+
+
 def _load(program, op, pointer, mask=None, other=None):
+    _note(program, op, pointer, mask, op.result.dtype)
     loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc, program.origins_of(op))
     return loaded if other is None else np.where(mask, loaded, other)
 
 
 def _store(program, op, pointer, value, mask=None):
+    _note(program, op, pointer, mask, op.operands[1].dtype)
     program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc, program.origins_of(op))
 
 
 def _atomic(program, op, pointer, value, mask=None):
+    _note(program, op, pointer, mask, op.result.dtype)
     return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc,
                                  program.origins_of(op))
 
 
 def _atomic_cas(program, op, pointer, expected, value):
-    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc, program.origins_of(op))
+    _note(program, op, pointer, None, op.result.dtype)
+    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc,
+                                     program.origins_of(op))
 
 
 def _for(program, op, lower, upper, step, *carried):

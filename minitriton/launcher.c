@@ -70,7 +70,8 @@ static PyObject *int_key(PyObject *v, long long *out) {
 static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, PyObject **value,
                     uint64_t *address, int *has_address) {
     *has_address = 0;
-    if (self->plain[i]) { /* do_not_specialize: specialize.plain_key, the class or for an int whether it fits in 32 bits */
+    /* do_not_specialize: specialize.plain_key, the class or for an int whether it fits in 32 bits */
+    if (self->plain[i]) {
         if (PyLong_CheckExact(v)) {
             int overflow;
             long long x = PyLong_AsLongLongAndOverflow(v, &overflow);

@@ -111,6 +111,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_parameter({a})" if slot == "bf16" else a
                  for a, slot in zip(names, slots)]
+    arguments = ",\n                  ".join(converted)  # one a line, under the first
     if bound:
         head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
                 "    if not (grid[0] and grid[1] and grid[2]):\n"
@@ -127,7 +128,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
         head +
         "    with _lock:\n"
         "        try:\n"
-        f"            _pack(_storage, 0, {', '.join(converted)})\n"
+        f"            _pack(_storage, 0,\n                  {arguments})\n"
         "        except _PACK_ERRORS:\n"
         f"            raise _bad_arguments({values}) from None\n"
         + (f"        err, = _cuLaunchKernelEx(_configure(grid, {block_x}, {shared_bytes}, {stream}),\n"
@@ -175,9 +176,9 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
 
     def launch_failure(code, grid, block_x, shared_bytes) -> Exception:
         if code == _cuda().CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
-            return LaunchError(f"kernel {kernel.name} was launched with launch_cooperative_grid=True over "
-                               f"{tuple(grid)} programs, more than fit on the GPU at once; use a grid of "
-                               f"at most the multiprocessors times the programs that fit on one")
+            return LaunchError(f"kernel {kernel.name} was launched with launch_cooperative_grid=True "
+                               f"over {tuple(grid)} programs, more than fit on the GPU at once; use a "
+                               f"grid of at most the multiprocessors times the programs that fit on one")
         if block_x > kernel.max_threads_per_block:
             return LaunchError(f"kernel {kernel.name} was launched with {block_x} threads per block; "
                                f"it allows at most {kernel.max_threads_per_block}")
@@ -202,9 +203,11 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch = namespace["launch"]
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
     launch.block_x, launch.shared_bytes, launch.attributes = block_x, shared_bytes, tuple(attributes)
-    launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
+    launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x,
+                                                       shared_bytes)
+    # what the compiled fast path packs; '*' it leaves to `launch`
     launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
-                           for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
+                           for s in slots)
     return launch
 # --8<-- [end:binder]
 
@@ -305,7 +308,8 @@ def _build_launcher(path: Path) -> str:
     except OSError as error:
         return f"cannot write {path.parent}: {error}"
     scratch = path.with_name(f".{os.getpid()}-{path.name}")
-    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER), "-o", str(scratch)],
+    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER),
+                            "-o", str(scratch)],
                            capture_output=True, text=True)
     if built.returncode:
         return f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"

@@ -56,10 +56,12 @@ class Constant:
 
 @dataclass(frozen=True)
 class AggregateSpec:
-    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each member."""
+    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each
+    member."""
 
     kind: type  # tuple, a namedtuple class, or TensorDescriptor
-    names: tuple[str, ...]  # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    names: tuple[str, ...]
     members: tuple  # an ArgSpec, a Constant or an AggregateSpec for each
     fixed: tuple = ()  # a descriptor's block shape and padding
 
@@ -161,9 +163,11 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)
-    if isinstance(value, tuple):  # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    if isinstance(value, tuple):
         kind = type(value) if hasattr(type(value), "_fields") else tuple
-        return ("tuple", kind, tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
+        return ("tuple", kind,
+                tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
     if isinstance(value, TensorDescriptor):
         members = (value.base, tuple(value.shape), tuple(value.strides))
         return ("tensordesc", tuple(value.block_shape), value.padding,
@@ -177,7 +181,8 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
 
 def _member(name: str, value, specialized: bool) -> tuple:
     """A tuple member's specialization: ("constexpr", value) for one known at compile time."""
-    if value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr" or callable(value):
+    if (value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr"
+            or callable(value)):
         return ("constexpr", value)
     return specialize(name, value, specialized)
 
@@ -226,7 +231,8 @@ def launch_key(value) -> tuple:
     if interface is not None:
         pointer = interface["data"][0]
         return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
-    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
+    # numpy: a host array, refused on a new key
+    interface = getattr(value, "__array_interface__", None)
     if interface is not None:
         return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
     if value is MISSING:

@@ -61,7 +61,7 @@ def test_figure_sources_render():
         assert done.returncode == 0 and "<svg" in done.stdout, f"{source.name}: {done.stderr}"
 
 
-@pytest.mark.parametrize("script", ["first_kernel.py", "hand_built_ir.py", "host_api.py"])
+@pytest.mark.parametrize("script", ["first_kernel.py", "hand_built_ir.py", "host_api.py", "access_picture.py"])
 def test_chapter_examples_run(script):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, str(ROOT / "chapters" / "examples" / script)], cwd=ROOT,

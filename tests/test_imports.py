@@ -24,7 +24,7 @@ LAYERS = [
         "language.memory", "language.reduction", "language.debug", "language.shapes", "language.scaled", "language.elementwise",
         "language.extra.*", "specialize", "kernel",
         "cache"]),
-    ("frontend and interpreter", ["frontend.*", "address_space", "interpreter"]),
+    ("frontend and interpreter", ["frontend.*", "accesses", "address_space", "interpreter"]),
     ("passes", ["passes.*"]),
     ("codegen", ["codegen.lowering", "codegen.fp8", "codegen.elementwise", "codegen.shared", "codegen.memory",
                  "codegen.operands", "codegen.movement", "codegen.indexed", "codegen.inline", "codegen.dot",

@@ -80,5 +80,7 @@ def test_your_owner_draws_the_figure(layout, shape):
 
 def test_the_chapters_cell():
     with exercise_hooks.use({"layouts.blocked_owner": impl.owner}):
-        drawn = cells(layouts.draw(layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2)), (16, 16)))
-    assert drawn[9 * 16 + 5] == "w2:t10:r1"
+        layout = layouts.default_blocked((16, 16), 4, size_per_thread=(1, 2))
+        by_warp = cells(layouts.draw(layout, (16, 16)))  # coloured by warp: the cell says lane and register
+        by_register = cells(layouts.draw(layout, (16, 16), color_by="register"))
+    assert (by_warp[9 * 16 + 5], by_register[9 * 16 + 5]) == ("t10:r1", "w2:t10")

@@ -57,7 +57,8 @@ class CUDABackend:
         """The GPU stages, in order, from simplified tile IR to a cubin; each stage's text is kept."""
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
-                    "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
+                    "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps,
+                    "arch": arch}
         check_types(fn, arch)
         with internal_errors(fn, arch):
             vectors = coalesce(fn, options.num_warps)
@@ -98,7 +99,8 @@ class CUDABackend:
         block = 32 * metadata.num_warps
         attributes = tuple(a for a in launcher.LAUNCH_ATTRIBUTES if metadata[a])
         launch = launcher.make_launcher(module, kinds, attributes=attributes)
-        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared, attributes=attributes)
+        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared,
+                                       attributes=attributes)
 
         def check(args):
             for arg, dtype in zip(args, signature):

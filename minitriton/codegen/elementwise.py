@@ -143,7 +143,8 @@ MATH_F32 = {
 }
 # fp64 has no approximate instructions: LLVM's exact ones, and libdevice's fp64 functions for the rest.
 MATH_F64 = {"sqrt": "llvm.sqrt.f64", "floor": "llvm.floor.f64", "ceil": "llvm.ceil.f64",
-            **{name: f"__nv_{name}" for name in ("exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "erf")}}
+            **{name: f"__nv_{name}"
+               for name in ("exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "erf")}}
 assert set(MATH_F64) == set(MATH_F32), "each math function in fp32 and in fp64"
 # --8<-- [end:math]
 
@@ -207,7 +208,8 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
         return _fp8_cast(lw, x, src, dst)
     if dst.is_bool():
         if src.is_floating():
-            return b.fcmp_unordered("!=", lw.to_f32(x, src), ll.Constant(f32 if src != ir.float64 else f64, 0.0))
+            return b.fcmp_unordered("!=", lw.to_f32(x, src),
+                                    ll.Constant(f32 if src != ir.float64 else f64, 0.0))
         return b.icmp_unsigned("!=", x, ll.Constant(x.type, 0))
     if src.is_floating() and dst.is_floating():
         if src.is_bf16() or dst.is_bf16():

@@ -40,7 +40,8 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = (),
     """Link libdevice (when the module calls it: the file `libdevice`, else NVIDIA's) and
     `libraries` (paths of other bitcode files) into `module`, leaving only the kernels visible.
     Returns the paths linked."""
-    calls = sorted(f.name for f in module.functions if f.is_declaration and f.name.startswith(LIBDEVICE_PREFIX))
+    calls = sorted(f.name for f in module.functions if f.is_declaration
+                   and f.name.startswith(LIBDEVICE_PREFIX))
     paths = list(libraries)
     if calls:
         libdevice = libdevice or toolkit.libdevice_path()
@@ -54,8 +55,8 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = (),
         return []
     for path in libraries:
         if not os.path.isfile(path):
-            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's lib_path), "
-                                  f"which does not exist")
+            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's "
+                                  "lib_path), which does not exist")
     kernels = {f.name for f in module.functions if not f.is_declaration}
     own_globals = {g.name for g in module.global_variables}
     for path in paths:

@@ -136,7 +136,8 @@ def parse_resource_usage(report: str) -> dict[str, ResourceUsage]:
         elif m := _PROPERTIES.search(line):
             properties_of = m[1]
         elif (m := _FRAME.search(line)) and properties_of in found:
-            found[properties_of].update(stack_frame=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
+            found[properties_of].update(stack_frame=int(m[1]), spill_stores=int(m[2]),
+                                        spill_loads=int(m[3]))
         elif (m := _USED.search(line)) and entry is not None:
             smem = _SMEM.search(line)
             found[entry].update(registers=int(m[1]), shared_bytes=int(smem[1]) if smem else 0)
@@ -152,12 +153,14 @@ def _largest(usages: list[ResourceUsage]) -> ResourceUsage:
 
 # --8<-- [start:ptx-to-cubin]
 def ptx_to_cubin(ptx: str, arch: str) -> tuple[bytes, ResourceUsage]:
-    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource usage."""
+    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource
+    usage."""
     ptxas = ptxas_path()
     if ptxas is None:
         raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin, in "
                                     "/usr/local/cuda/bin or in the nvidia-cuda-nvcc wheel; install "
-                                    "that wheel or the CUDA toolkit, or load the PTX itself with the driver")
+                                    "that wheel or the CUDA toolkit, or load the PTX itself with the "
+                                    "driver")
     with tempfile.TemporaryDirectory(prefix="minitriton-") as folder:
         source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
         with open(source, "w") as f:

@@ -98,11 +98,13 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
     for param in sorted(jit_fn.constexpr_names & set(jit_fn.do_not_specialize)):
         raise CompilationError(loc, f"{param} marked as constexpr and listed in do_not_specialize",
-                               "a constexpr is compiled for each of its values; leave it out of do_not_specialize")
+                               "a constexpr is compiled for each of its values; leave it out of "
+                               "do_not_specialize")
     with semantic.building(builder, num_warps):
         for param in jit_fn.arg_names:
             if param in constexprs or param not in specs:
-                value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
+                default = jit_fn.signature.parameters[param].default
+                value = constexprs[param] if param in constexprs else default
                 scope[param] = tl._unwrap(value)
                 continue
             annotation = jit_fn.signature.parameters[param].annotation
@@ -110,7 +112,8 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
             try:
                 scope[param] = argument(param, specs[param], args, arg_attrs, const)
                 dtype = tl.annotated_dtype(annotation)  # v: tl.int8, converted on entry
-                if dtype is not None and isinstance(specs[param], ArgSpec) and not specs[param].dtype.is_ptr():
+                if (dtype is not None and isinstance(specs[param], ArgSpec)
+                        and not specs[param].dtype.is_ptr()):
                     scope[param] = tl.tensor(semantic.cast(tl._value(scope[param]), dtype))
             except SemanticError as e:  # a descriptor argument the language refuses
                 raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from _bare(e)
@@ -127,11 +130,13 @@ def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const
     if isinstance(spec, Constant):
         return tl._unwrap(spec.value)
     if isinstance(spec, AggregateSpec):
-        members = [argument(f"{name}.{n}", m, args, arg_attrs, const) for n, m in zip(spec.names, spec.members)]
+        members = [argument(f"{name}.{n}", m, args, arg_attrs, const)
+                   for n, m in zip(spec.names, spec.members)]
         if spec.kind is TensorDescriptor:
             return make_tensor_descriptor(*members, *spec.fixed)
         return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
-    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if const and spec.dtype.is_ptr() else spec.dtype
+    read_only = const and spec.dtype.is_ptr()
+    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if read_only else spec.dtype
     value = ir.Value(ir.scalar(dtype), name=name)
     args.append(value)
     arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})

@@ -57,7 +57,8 @@ def emit(name: str, operands: list[Value], **attrs) -> Value:
 
 # --8<-- [start:promotion]
 def integer_promote(a: DType, b: DType) -> DType:
-    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is wider."""
+    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is
+    wider."""
     if a.is_bool():
         return b
     if b.is_bool():
@@ -89,7 +90,8 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return a if a == b else ir.float16  # two different fp8s meet at fp16 (Triton's rule)
         return a if a.is_floating() else b  # an fp8 and an integer: the fp8
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have different signedness",
+        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have "
+                            "different signedness",
                             "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32

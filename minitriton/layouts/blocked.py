@@ -174,11 +174,14 @@ def with_pairs(layout: BlockedLayout) -> BlockedLayout:
 
 def without_pairs(layout: DistributedLayout | None) -> BlockedLayout | None:
     """The layout of `split(x)`'s halves when every thread of x's `layout` holds both elements of
-    each pair along the last dimension; None when lanes or warps divide a pair (x must move first)."""
-    if not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1 or layout.warps_per_cta[-1] != 1:
+    each pair along the last dimension; None when lanes or warps divide a pair (x must move
+    first)."""
+    if (not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1
+            or layout.warps_per_cta[-1] != 1):
         return None
     last = layout.rank - 1
-    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1],
+                         layout.warps_per_cta[:-1],
                          tuple(d for d in layout.order if d != last))
 
 

@@ -14,7 +14,8 @@ from .. import ir
 from ..exercise_hooks import replaceable
 
 # --8<-- [start:range]
-Access = tuple[int, int]  # a byte range [start, end) of shared memory, read or written since the last barrier
+# a byte range [start, end) of shared memory, read or written since the last barrier
+Access = tuple[int, int]
 
 
 def _range(op: ir.Op) -> Access | None:

@@ -57,7 +57,8 @@ class AxisAnalysis:
                     self.facts[id(r)] = AxisInfo.unknown(len(_shape(r)))
 
     # --8<-- [start:loops]
-    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo], run: Callable[[], list[AxisInfo]]) -> None:
+    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo],
+                    run: Callable[[], list[AxisInfo]]) -> None:
         """Find facts for loop-carried `args` that hold on entry (`inits`) and after every trip
         (`run` analyses the body and returns the facts of what it carries back). Each round only
         weakens the facts, so the rounds end; past MAX_ROUNDS, nothing is assumed."""
@@ -122,7 +123,11 @@ class _FactsPrinter(ir.Printer):
         super().op(op, depth)
         known = [self.analysis.facts.get(id(r)) for r in op.results]
         if known and all(known):
-            self.lines[at] += "  // " + "; ".join(map(str, known))
+            comment = "// " + "; ".join(map(str, known))
+            if len(self.lines[at]) + 2 + len(comment) <= self.WIDTH:
+                self.lines[at] += "  " + comment
+            else:  # on a line of its own under the op, so that the listing stays WIDTH wide
+                self.lines.insert(at + 1, "  " * (depth + 2) + comment)
 
 
 def print_axis_info(fn: ir.Function, analysis: AxisAnalysis | None = None) -> str:

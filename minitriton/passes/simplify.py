@@ -83,7 +83,8 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
 def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
     """The carried values of a `for` loop that every iteration yields as it received them (a
     variable of a tuple, or the base of a block pointer, carried along with the rest): each is its
-    initial value throughout. Inside the body and after the loop, the initial value stands for it."""
+    initial value throughout. Inside the body and after the loop, the initial value stands for
+    it."""
     parts = ir.loop_parts(loop)
     unchanged = [i for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)) if value is arg]
     for i in unchanged:
@@ -92,7 +93,8 @@ def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
 
 
 def _drop_carried(loop: ir.Op, indices: list[int]) -> None:
-    """Remove carried values from a `for` loop: their initial values, block arguments, yields and results."""
+    """Remove carried values from a `for` loop: their initial values, block arguments, yields and
+    results."""
     gone = set(indices)
     body = loop.regions[0]
     loop.operands = loop.operands[:3] + [v for i, v in enumerate(loop.operands[3:]) if i not in gone]
