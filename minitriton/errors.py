@@ -78,6 +78,11 @@ class LaunchError(TypeError):
     """A wrong launch: a missing or extra argument, a wrong type, a host array for a GPU kernel..."""
 
 
+class GlobalChanged(LaunchError, RuntimeError):
+    """A module-level value that a compiled kernel read has changed since it compiled (Triton
+    raises a RuntimeError with the same words): launching it would run the old value."""
+
+
 class VerificationError(AssertionError):
     """The IR broke an invariant: a bug in a stage of the compiler, never in a user's kernel."""
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .cache import cache_dir
+from .cache import cache_dir, make_folder, remove
 from .driver import DEFAULT_SHARED_LIMIT, CudaError, Kernel, _cuda, pointer_of, stream_getter
 from .dtypes import FACTS, POINTER_FACTS, bf16_bits
 from .errors import LaunchError
@@ -272,8 +272,8 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-        except (ImportError, OSError) as error:  # a damaged file: built again, once
-            path.unlink(missing_ok=True)
+        except (ImportError, OSError) as error:  # a damaged file (or a folder in its place): built again, once
+            remove(path)
             why = f"the built launcher would not load: {error}"
             continue
         for hook in _LOAD_HOOKS:
@@ -301,7 +301,7 @@ def _build_launcher(path: Path) -> str:
     if compiler is None or not os.path.exists(os.path.join(include, "Python.h")):
         return f"no C compiler or no Python.h in {include}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
     except OSError as error:
         return f"cannot write {path.parent}: {error}"
     scratch = path.with_name(f".{os.getpid()}-{path.name}")
