@@ -264,7 +264,7 @@ def compiled_launcher() -> tuple[Any, str]:
     tag = hashlib.sha256(_C_LAUNCHER.read_bytes() + sys.version.encode()).hexdigest()[:16]
     path = cache_dir() / "launcher" / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
     for attempt in range(2):
-        if not path.exists():  # build it: the first time on this machine, source and Python
+        if not _intact(path):  # build it: the first time on this machine, source and Python (or damaged)
             why = _build_launcher(path)
             if why:
                 return None, why
@@ -294,6 +294,19 @@ def when_launcher_loads(hook: Callable) -> None:
             hook(module)
 
 
+def _intact(path: Path) -> bool:
+    """Whether the launcher built at `path` is whole: loading a truncated shared object can kill the
+    process (SIGBUS), so its sha256, written beside it when it was built, is checked first."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == _digest_of(path).read_text()
+    except OSError:
+        return False
+
+
+def _digest_of(path: Path) -> Path:
+    return path.with_name(f"{path.name}.sha256")
+
+
 def _build_launcher(path: Path) -> str:
     """Compile launcher.c to `path`; "" on success, else why not."""
     compiler = shutil.which(os.environ.get("CC", "cc"))
@@ -309,6 +322,10 @@ def _build_launcher(path: Path) -> str:
                            capture_output=True, text=True)
     if built.returncode:
         return f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
+    _digest_of(scratch).write_text(hashlib.sha256(scratch.read_bytes()).hexdigest())
+    os.replace(_digest_of(scratch), _digest_of(path))
+    if path.is_dir():  # a folder in its place, which nothing could replace
+        remove(path)
     os.replace(scratch, path)  # whole, so another process never loads half a file
     return ""
 # --8<-- [end:compiled-launcher]
