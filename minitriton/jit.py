@@ -142,9 +142,9 @@ class JITFunction(KernelFunction, KernelInterface):
                 raise _global_changed(self.__name__, changed) from None
             kernel = None  # the interpreter reads globals as they are now, as Triton's does: compile again
         if kernel is None:
-            reads = tuple(dependencies(self, [value for _, value in constexprs]).reads)
             name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
             try:
+                reads = tuple(dependencies(self, [value for _, value in constexprs]).reads)
                 kernel = compiler.compile(compiler.ASTSource(self, dict(specs), dict(constexprs), name=name),
                                           target=backend, options=options)
             except CompilationError as e:

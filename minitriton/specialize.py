@@ -83,6 +83,10 @@ def runtime_values(bound: dict[str, Any], names: list[str]) -> list:
     return values
 
 
+# --8<-- [end:aggregate-spec]
+
+
+# --8<-- [start:key-json]
 class NoStableKey(TypeError):
     """A compile-time value known only by where it lives in this process (an object without a
     plain form): a kernel that depends on one is compiled anew in each process, never found on disk."""
@@ -138,7 +142,7 @@ def _qualified(value) -> str:
 
 def _canonical(key) -> str:
     return json.dumps(key, sort_keys=True)
-# --8<-- [end:aggregate-spec]
+# --8<-- [end:key-json]
 
 
 class _Missing:

@@ -129,10 +129,10 @@ class KernelFunction:
 # --8<-- [end:kernel-function]
 
 
-# --8<-- [start:dependencies]
 GONE = object()  # what a module-level name that was deleted holds
 
 
+# --8<-- [start:global-read]
 @dataclass(frozen=True, eq=False)
 class GlobalRead:
     """A module-level name that a kernel, or a function it calls, reads, and its value when the
@@ -148,7 +148,7 @@ class GlobalRead:
         value = scope[name]
         try:
             key = _read_key(value)
-        except (NoStableKey, RecursionError):
+        except Exception:  # NoStableKey, or an object that fails when asked for its fields
             return cls(name, scope, value, None)  # compared by identity alone
         if not _frozen(value):  # a list, a dict, an object: it may change in place, so the key decides
             try:
@@ -167,8 +167,9 @@ class GlobalRead:
             return True
         try:
             return self.key is not None and _read_key(now) == self.key
-        except (NoStableKey, RecursionError):
+        except Exception:
             return False
+# --8<-- [end:global-read]
 
 
 @dataclass
@@ -189,6 +190,7 @@ class Dependencies:
         return h.hexdigest()
 
 
+# --8<-- [start:dependencies]
 def dependencies(*functions) -> Dependencies:
     """The sources of `functions` (a kernel, and the @jit functions it is given as constexprs, in
     tuples too) and of every @jit function they may call, each once, and the module-level values
@@ -225,6 +227,7 @@ def dependencies(*functions) -> Dependencies:
     for function in _functions_in(functions):
         visit(function)
     return Dependencies(list(sources.values()), list(reads.values()))
+# --8<-- [end:dependencies]
 
 
 def _local_names(fdef: ast.FunctionDef) -> set[str]:
@@ -280,4 +283,3 @@ def _frozen(value) -> bool:
 
 _FROZEN = (type(None), bool, int, float, complex, str, bytes, DType, type, enum.Enum, np.generic,
            types.FunctionType, types.BuiltinFunctionType, KernelFunction, constexpr_function)
-# --8<-- [end:dependencies]
