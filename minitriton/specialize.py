@@ -120,15 +120,18 @@ def key_json(value):
         return {f"numpy.{value.dtype.name}": key_json(value.item())}
     if isinstance(value, enum.Enum):
         return {"enum": f"{_qualified(type(value))}.{value.name}"}
-    if isinstance(value, type) or inspect.isbuiltin(value) or inspect.ismethoddescriptor(value):
-        return {"type" if isinstance(value, type) else "builtin": _qualified(value)}
+    if isinstance(value, type):
+        return {"type": _qualified(value)}
     if hasattr(value, "cache_key"):  # a @jit function
         return {"jit": value.cache_key}
-    if inspect.isfunction(getattr(value, "fn", value)):  # a Python function, or a constexpr_function
+    function = getattr(value, "fn", getattr(value, "__func__", value))  # a constexpr_function, a method
+    if inspect.isfunction(function):
         try:
-            return {"function": inspect.getsource(getattr(value, "fn", value))}
+            return {"function": inspect.getsource(function)}
         except (OSError, TypeError):
             raise NoStableKey(f"the source of {value!r} cannot be read") from None
+    if inspect.isroutine(value):  # a builtin (math.sqrt)
+        return {"builtin": _qualified(value)}
     if dataclasses.is_dataclass(value):
         return {_qualified(type(value)): key_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})}
     if hasattr(value, "__dict__"):  # an object holding its fields (a config object, a namespace)

@@ -29,8 +29,10 @@ import numpy as np
 import pytest
 
 import minitriton as triton
+import minitriton.language as tl
 from minitriton import cache
 from minitriton.cache import Artifacts, FileCache, make_key
+from minitriton.specialize import NoStableKey, key_json
 from minitriton.codegen import backend as cuda_backend
 from minitriton.codegen import ptx
 
@@ -213,6 +215,44 @@ def processes_after_an_edit(tmp_path_factory):
 def test_a_process_after_an_edited_global_compiles_again(case, processes_after_an_edit):
     """The disk cache keys every value a kernel (and the functions it calls) reads."""
     assert [run[case] for run in processes_after_an_edit] == ["compiled", "compiled", "cached"]
+
+
+class Opaque:
+    """An object with no fields: known only by its address."""
+
+    __slots__ = ()
+
+
+@pytest.mark.parametrize("a, b", [
+    (1, 1.0), (1, True), (1, "1"), (0.0, -0.0), ((16, 32), [16, 32]), ({1: 2}, {1: 2.0}), ({"a"}, ["a"]),
+    (tl.float16, tl.bfloat16), (tl.constexpr(2), 2), (np.float32(2), np.float64(2)), (int, float),
+])
+def test_values_that_compile_differently_have_different_keys(a, b):
+    assert json.dumps(key_json(a)) != json.dumps(key_json(b))
+
+
+@pytest.mark.parametrize("a, b", [
+    ({"x": 1, "y": 2}, {"y": 2, "x": 1}), (float("nan"), float("nan")), ([[1], {2}], [[1], {2}]),
+    (tl.constexpr(tl.float16), tl.constexpr(tl.float16)),
+])
+def test_equal_values_have_one_key(a, b):
+    assert json.dumps(key_json(a), sort_keys=True) == json.dumps(key_json(b), sort_keys=True)
+
+
+def test_a_value_without_a_plain_form_has_no_key():
+    with pytest.raises(NoStableKey):
+        key_json(Opaque())
+
+
+@needs_ptxas
+def test_a_kernel_reading_a_value_without_a_plain_form_is_never_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "opaque.py").write_text(PRELUDE + "\nclass Opaque:\n    __slots__ = ()\n\n\nTOKEN = Opaque()\n" +
+                                        KERNEL.format(name="k", factor="2.0 if TOKEN is not None else 1.0"))
+    module = load(tmp_path / "opaque.py")
+    x = np.zeros(100, np.float32)
+    assert "mul" in module.k.warmup(x, x, 100, BLOCK=32, grid=(1,), target="sm_80").asm["ptx"]
+    assert not list((tmp_path / "cache").rglob("manifest.json"))
 
 
 # ------------------------------------------------------------------------ @jit functions as constexprs

@@ -141,7 +141,7 @@ class GlobalRead:
     name: str
     scope: dict  # where the name lives: the module's globals (or the function's closure)
     value: Any  # the value then: the object itself if it cannot change in place, else a copy
-    key: Any  # the value as plain JSON (`specialize.key_json`); None where it has none
+    key: str | None  # the value as plain JSON text (`specialize.key_json`); None where it has none
 
     @classmethod
     def of(cls, name: str, scope: dict) -> GlobalRead:
@@ -186,7 +186,7 @@ class Dependencies:
         h = hashlib.sha256()
         for source in self.sources:
             h.update(source.encode())
-        h.update(json.dumps([[r.name, r.key] for r in self.reads], sort_keys=True).encode())
+        h.update(json.dumps([[r.name, r.key] for r in self.reads]).encode())
         return h.hexdigest()
 
 
@@ -263,12 +263,12 @@ def _functions_in(value) -> list[KernelFunction]:
     return [value] if isinstance(value, KernelFunction) else []
 
 
-def _read_key(value):
-    """A value's key as a read: a @jit function by its name, since its source and reads are in
-    the dependencies already; anything else by `key_json`."""
+def _read_key(value) -> str:
+    """A value's key as a read, as JSON text (in which 1 and True differ): a @jit function by its
+    name, since its source and reads are in the dependencies already; anything else by `key_json`."""
     if isinstance(value, KernelFunction):
-        return {"jit": f"{value.__module__}.{value.__qualname__}"}
-    return key_json(value)
+        return json.dumps({"jit": f"{value.__module__}.{value.__qualname__}"})
+    return json.dumps(key_json(value), sort_keys=True)
 
 
 def _frozen(value) -> bool:
