@@ -658,6 +658,7 @@ def read_only(tmp_path):
         else:
             for path in [folder, *(p for p in folder.rglob("*") if p.is_dir())]:
                 path.chmod(0o755)
+        shutil.rmtree(folder)  # no damaged entry left for anything that reads the test folders
 
 
 @needs_ptxas
