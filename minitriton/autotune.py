@@ -17,7 +17,6 @@ import math
 import os
 import sys
 import time
-import warnings
 from typing import Any, Callable
 
 from . import cache, driver
@@ -25,6 +24,7 @@ from .dtypes import dtype_of_array
 from .errors import LaunchError, TritonError, user_facing
 from .jit import JITFunction, KernelInterface, interpreting, wrong_call
 from .kernel import launch_options
+from .specialize import NoStableKey
 from .testing import do_bench
 
 
@@ -294,21 +294,26 @@ class Autotuner(KernelInterface):
         return measure
 
     # --8<-- [start:disk]
-    def _record_key(self, key: tuple, configs: list[Config], timer_name: str) -> str:
-        """What decides the choice: the kernel's code, the problem, the candidates, the machine."""
-        return cache.make_key(kind="autotune", kernel=self.base_fn.cache_key, name=self.__name__,
+    def _record_key(self, key: tuple, configs: list[Config], timer_name: str) -> str | None:
+        """What decides the choice: the kernel's code, the problem, the candidates, the machine
+        (None for a kernel that reads a value no other process could compare: nothing is kept)."""
+        try:
+            kernel = self.base_fn.cache_key
+        except NoStableKey:
+            return None
+        return cache.make_key(kind="autotune", kernel=kernel, name=self.__name__,
                               key=[repr(value) for value in key], configs=[str(c) for c in configs],
                               target=_target(), timer=timer_name)
 
     def _recall(self, key: tuple, configs: list[Config], record_key: str) -> Config | None:
         record = cache.FileCache().get_json(record_key)
         by_name = {str(config): config for config in configs}
-        if not isinstance(record, dict) or record.get("config") not in by_name \
-                or not isinstance(timings := record.get("timings"), dict):
-            return None  # not a record this version wrote: tune again
+        if not _well_formed(record, by_name):
+            return None  # not a record this version wrote for these configs: tune again
+        timings = record["timings"]
         self.configs_timings[key] = {config: math.inf if timings.get(name) is None else timings[name]
                                      for name, config in by_name.items() if name in timings}
-        self.failures[key] = dict(record.get("failures") or {})
+        self.failures[key] = dict(record.get("failures", {}))
         return by_name[record["config"]]
 
     def _remember(self, record_key: str, key: tuple, best: Config, timings: dict, failures: dict):
@@ -319,14 +324,26 @@ class Autotuner(KernelInterface):
         try:
             cache.FileCache().put_json(record_key, record)
         except OSError as error:
-            warnings.warn(f"minitriton: could not write the autotuning record in {cache.cache_dir()} "
-                          f"({error}); set MINITRITON_CACHE_DIR to a writable directory", stacklevel=3)
+            cache.cannot_write(cache.cache_dir(), error)
     # --8<-- [end:disk]
 
     def _announce(self, key: tuple, config: Config, how: str) -> None:
         if printing():
             print(f"minitriton: {self.__name__} for key {key}: best config {config} ({how})",
                   file=sys.stderr)
+
+
+def _well_formed(record, by_name: dict[str, Config]) -> bool:
+    """Whether a record read back from disk is one `_remember` wrote for these configs: the chosen
+    config's name, a time (ms, or null for one that failed) by config name, and a reason by config
+    name for each failure. Anything else (a hand-edited file, JSON of another shape) is a miss."""
+    if not isinstance(record, dict) or not isinstance(record.get("config"), str) \
+            or record["config"] not in by_name:
+        return False
+    timings, failures = record.get("timings"), record.get("failures", {})
+    return isinstance(timings, dict) and isinstance(failures, dict) \
+        and all(t is None or type(t) in (int, float) and math.isfinite(t) and t >= 0 for t in timings.values()) \
+        and all(isinstance(reason, str) for reason in failures.values())
 
 
 def _run_once(kernel_call) -> float:

@@ -138,6 +138,11 @@ def user_facing(entry: Callable) -> Callable:
 # --8<-- [end:for-the-user]
 
 
+class GlobalChanged(LaunchError, RuntimeError):
+    """A module-level value that a compiled kernel read has changed since it compiled (Triton
+    raises a RuntimeError with the same words): launching it would run the old value."""
+
+
 class VerificationError(AssertionError):
     """The IR broke an invariant: a bug in a stage of the compiler, never in a user's kernel."""
 

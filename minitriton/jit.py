@@ -19,8 +19,9 @@ from typing import Any, Callable
 
 from . import compiler, exercise_hooks, launcher
 from .dtypes import DType
-from .errors import USER_ERRORS, ArgumentKindError, CompilationError, LaunchError, debugging, for_the_user, user_facing
-from .frontend import KernelFunction
+from .errors import (USER_ERRORS, ArgumentKindError, CompilationError, GlobalChanged, LaunchError, debugging,
+                     for_the_user, user_facing)
+from .frontend import GONE, GlobalRead, KernelFunction, dependencies
 from .kernel import INTERPRET_VARIABLES, Options, grid3, interpreting, launch_options
 from .specialize import MISSING, constant, launch_key, plain_key, runtime_values, specialize
 
@@ -136,13 +137,19 @@ class JITFunction(KernelFunction, KernelInterface):
         options = replace(options, target=backend)
         key = (tuple(specs), tuple(constexprs), exercise_hooks.installed(), options)
         kernel = self.cache.get(key)
+        if kernel is not None and (changed := _changed(kernel.globals_read)):
+            if target is None and backend != "interpreter":
+                raise _global_changed(self.__name__, changed) from None
+            kernel = None  # the interpreter reads globals as they are now, as Triton's does: compile again
         if kernel is None:
             name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
             try:
+                reads = tuple(dependencies(self, [value for _, value in constexprs]).reads)
                 kernel = compiler.compile(compiler.ASTSource(self, dict(specs), dict(constexprs), name=name),
                                           target=backend, options=options)
             except CompilationError as error:
                 raise misplaced_argument(self, bound, dict(specs), dict(constexprs), options, error) or error
+            kernel.globals_read = reads
             self.cache[key] = kernel
         return kernel
 
@@ -223,6 +230,24 @@ class Specialization:
         return cls(signature, constants)
 
 
+# --8<-- [start:globals]
+def _changed(reads: tuple[GlobalRead, ...]) -> list[GlobalRead]:
+    """The module-level values a compiled kernel read that no longer hold (`GlobalRead.holds`)."""
+    return [read for read in reads if not read.holds()]
+
+
+def _global_changed(kernel: str, changed: list[GlobalRead]) -> GlobalChanged:
+    """Triton's words for a launch that would run a kernel compiled with an old global's value."""
+    read = changed[0]
+    now = read.now()
+    return GlobalChanged(
+        f"Global variable {read.name} has changed since we compiled this kernel, from {read.value} to "
+        f"{'nothing (it was deleted)' if now is GONE else now} ({kernel}); a kernel reads module-level "
+        "values when it compiles: pass the value as an argument (a tl.constexpr parameter), or define "
+        "the kernel again to compile it with the new one")
+# --8<-- [end:globals]
+
+
 def _kernel_name(text: str) -> str:
     """A name PTX accepts: letters, digits and underscores, not starting with a digit."""
     name = re.sub(r"\W", "_", str(text))
@@ -240,7 +265,9 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     the interpreter and a call that does not fit the parameters go the slow way (`run_slow`),
     which raises any error, then the key gets its entry: here, and in the compiled fast path
     `fast` where there is one (launcher.c's binder launches every hit with a tuple grid itself
-    and hands anything else to this binder)."""
+    and hands anything else to this binder). A hit whose kernel read a module-level value that has
+    changed since goes the slow way too, which says so (launcher.c checks that each is the same
+    object; this binder, that each has the same value)."""
     params = list(kernel.signature.parameters.values())
     if not _bindable(params):
         return lambda grid, *args, **kwargs: kernel.run_slow(*args, grid=grid, **kwargs)
@@ -253,7 +280,7 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     keys = [(lambda v: (plain_key(v), v)) if names[i] in kernel.do_not_specialize else launch_key
             for i in runtime]
     options = {name: value for name, value in LAUNCH_OPTIONS.items() if name not in position}
-    table: dict[tuple, tuple] = {}  # launch key -> (kernel, prepared launch)
+    table: dict[tuple, tuple] = {}  # launch key -> (kernel, prepared launch, the globals it read)
 
     def bind(args: tuple, kwargs: dict):
         """(the parameters' values, the options) as Python would bind the call, or None."""
@@ -285,6 +312,8 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
                 return kernel.run_slow(*args, grid=grid, **kwargs)
             if entry is None:
                 return miss(key, values, grid, args, kwargs)
+            if entry[2] and _changed(entry[2]):  # a global the kernel read has changed: the slow way says so
+                return kernel.run_slow(*args, grid=grid, **kwargs)
             entry[1](grid3(grid(dict(zip(names, values))) if callable(grid) else grid), *[value for _, value in read])
             return entry[0]
         except USER_ERRORS as error:
@@ -299,11 +328,11 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])
         if prepared is not None:  # the interpreter has none
-            table[key] = (compiled, prepared.launch)
+            table[key] = (compiled, prepared.launch, compiled.globals_read)
             if fast is not None and not prepared.attributes:  # launch.c calls cuLaunchKernel only
                 fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
                          prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
-                         prepared.failure)
+                         prepared.failure, tuple((r.scope, r.name, r.value) for r in compiled.globals_read))
         return compiled
 
     binder.__name__ = binder.__qualname__ = kernel.__name__

@@ -245,6 +245,7 @@ class CompiledKernel:
     launcher: Any = None
     loader: Callable[[], Any] | None = None
     arg_names: list[str] = field(default_factory=list)  # every parameter, constexprs included
+    globals_read: tuple = ()  # the module-level values it was compiled with (frontend.GlobalRead)
 
     def __post_init__(self):
         if not isinstance(self.metadata, KernelMetadata):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .cache import cache_dir
+from .cache import cache_dir, make_folder, remove
 from .driver import DEFAULT_SHARED_LIMIT, CudaError, Kernel, _cuda, pointer_of, stream_getter
 from .dtypes import FACTS, POINTER_FACTS, bf16_bits
 from .errors import LaunchError
@@ -267,7 +267,7 @@ def compiled_launcher() -> tuple[Any, str]:
     tag = hashlib.sha256(_C_LAUNCHER.read_bytes() + sys.version.encode()).hexdigest()[:16]
     path = cache_dir() / "launcher" / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
     for attempt in range(2):
-        if not path.exists():  # build it: the first time on this machine, source and Python
+        if not _intact(path):  # build it: the first time on this machine, source and Python (or damaged)
             why = _build_launcher(path)
             if why:
                 return None, why
@@ -275,8 +275,8 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-        except (ImportError, OSError) as error:  # a damaged file: built again, once
-            path.unlink(missing_ok=True)
+        except (ImportError, OSError) as error:  # a damaged file (or a folder in its place): built again, once
+            remove(path)
             why = f"the built launcher would not load: {error}"
             continue
         for hook in _LOAD_HOOKS:
@@ -297,6 +297,19 @@ def when_launcher_loads(hook: Callable) -> None:
             hook(module)
 
 
+def _intact(path: Path) -> bool:
+    """Whether the launcher built at `path` is whole: loading a truncated shared object can kill the
+    process (SIGBUS), so its sha256, written beside it when it was built, is checked first."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == _digest_of(path).read_text()
+    except OSError:
+        return False
+
+
+def _digest_of(path: Path) -> Path:
+    return path.with_name(f"{path.name}.sha256")
+
+
 def _build_launcher(path: Path) -> str:
     """Compile launcher.c to `path`; "" on success, else why not."""
     compiler = shutil.which(os.environ.get("CC", "cc"))
@@ -304,7 +317,7 @@ def _build_launcher(path: Path) -> str:
     if compiler is None or not os.path.exists(os.path.join(include, "Python.h")):
         return f"no C compiler or no Python.h in {include}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
     except OSError as error:
         return f"cannot write {path.parent}: {error}"
     scratch = path.with_name(f".{os.getpid()}-{path.name}")
@@ -313,6 +326,10 @@ def _build_launcher(path: Path) -> str:
                            capture_output=True, text=True)
     if built.returncode:
         return f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
+    _digest_of(scratch).write_text(hashlib.sha256(scratch.read_bytes()).hexdigest())
+    os.replace(_digest_of(scratch), _digest_of(path))
+    if path.is_dir():  # a folder in its place, which nothing could replace
+        remove(path)
     os.replace(scratch, path)  # whole, so another process never loads half a file
     return ""
 # --8<-- [end:compiled-launcher]

@@ -19,6 +19,10 @@ Chapter: 02-frontend (specialization), 09-ptx-driver-cache (the launch key).
 """
 from __future__ import annotations
 
+import dataclasses
+import enum
+import inspect
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,17 +86,69 @@ def runtime_values(bound: dict[str, Any], names: list[str]) -> list:
     return values
 
 
-def key_json(key):
-    """A specialization as plain JSON, for the disk cache's key: a tuple's class by its name and a
-    compile-time member by its repr (a @jit function by the hash of its source)."""
-    if isinstance(key, tuple):
-        return [key_json(k) for k in key]
-    if key is None or isinstance(key, (str, int, float, bool)):
-        return key
-    if isinstance(key, type):
-        return f"{key.__module__}.{key.__qualname__}"
-    return getattr(key, "cache_key", None) or repr(key)
 # --8<-- [end:aggregate-spec]
+
+
+# --8<-- [start:key-json]
+class NoStableKey(TypeError):
+    """A compile-time value known only by where it lives in this process (an object without a
+    plain form): a kernel that depends on one is compiled anew in each process, never found on disk."""
+
+
+def key_json(value):
+    """A compile-time value as plain JSON, for the disk cache's key: a specialization, a constexpr,
+    or a module-level value a kernel reads. None, bools, ints and strings stay as they are (JSON
+    tells 1, True and "1" apart) and a tuple becomes a list; any other value becomes a one-key
+    object naming its kind: a float by its repr, a list, dict or set by its members, a dtype by its
+    name, a @jit function by the hash of its source and of what it reads, a class or a builtin by
+    its qualified name, a Python function by its source, any other object by its fields. A value
+    with none of these forms raises NoStableKey."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if type(value) is tuple:
+        return [key_json(v) for v in value]
+    if isinstance(value, float):
+        return {"float": repr(value)}  # a float's repr is exact, and nan equals nan
+    if isinstance(value, (list, tuple)):  # a namedtuple by its class
+        return {_qualified(type(value)): [key_json(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": sorted(([key_json(k), key_json(v)] for k, v in value.items()), key=_canonical)}
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted((key_json(v) for v in value), key=_canonical)}
+    if type(value).__name__ == "constexpr":  # minitriton's, or Triton's
+        return {"constexpr": key_json(value.value)}
+    if isinstance(value, DType):
+        return {"dtype": value.name}
+    if isinstance(value, np.generic):
+        return {f"numpy.{value.dtype.name}": key_json(value.item())}
+    if isinstance(value, enum.Enum):
+        return {"enum": f"{_qualified(type(value))}.{value.name}"}
+    if isinstance(value, type):
+        return {"type": _qualified(value)}
+    if hasattr(value, "cache_key"):  # a @jit function
+        return {"jit": value.cache_key}
+    function = getattr(value, "fn", getattr(value, "__func__", value))  # a constexpr_function, a method
+    if inspect.isfunction(function):
+        try:
+            return {"function": inspect.getsource(function)}
+        except (OSError, TypeError):
+            raise NoStableKey(f"the source of {value!r} cannot be read") from None
+    if inspect.isroutine(value):  # a builtin (math.sqrt)
+        return {"builtin": _qualified(value)}
+    if dataclasses.is_dataclass(value):
+        return {_qualified(type(value)): key_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})}
+    if hasattr(value, "__dict__"):  # an object holding its fields (a config object, a namespace)
+        return {_qualified(type(value)): key_json(vars(value))}
+    raise NoStableKey(f"{value!r} (a {type(value).__name__}) has no value that another process could compare")
+
+
+def _qualified(value) -> str:
+    return f"{getattr(value, '__module__', None)}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+
+
+def _canonical(key) -> str:
+    return json.dumps(key, sort_keys=True)
+# --8<-- [end:key-json]
 
 
 class _Missing:

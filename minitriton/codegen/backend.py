@@ -21,7 +21,7 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
-from ..specialize import key_json
+from ..specialize import NoStableKey, key_json
 from . import link, llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
@@ -42,10 +42,13 @@ class CUDABackend:
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         arch = self.arch()
-        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
-                             constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
-                             toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
+        try:
+            key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
+                                 constexprs=[[n, key_json(v)] for n, v in constexprs.items()],
+                                 options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
+                                 toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
+        except NoStableKey:
+            key = None  # it depends on an object another process could not compare: never on disk
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = {**artifacts.metadata, **options.recorded()}
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,

@@ -14,6 +14,8 @@ import builtins
 import operator
 from typing import Any
 
+import numpy as np
+
 from .. import ir
 from ..errors import CompilationError, Loc
 from ..language import core as tl
@@ -288,6 +290,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
                          "a kernel sees its arguments, its local variables, and module-level names")
 
     def global_value(self, node, value):
+        if isinstance(value, np.generic):  # np.float32(0.5): a number, as a launch takes one
+            return value.item()
         if type(value).__module__.startswith(("torch", "numpy", "cupy")) and hasattr(value, "shape"):
             raise self.error(node, f"global `{node.id}` is an array ({type(value).__name__}); kernels "
                              "cannot read host arrays", "pass it to the kernel as an argument")
