@@ -32,7 +32,7 @@ import numpy as np
 
 from ..dtypes import DType
 from ..errors import CompilationError, Loc
-from ..language.core import constexpr_function, constexpr_value, is_constexpr
+from ..language.core import constexpr_function, is_constexpr
 from ..specialize import NoStableKey, key_json
 
 
