@@ -129,6 +129,11 @@ def test_computation_type(a, a_literal, b, b_literal, div_or_mod, want):
     assert rules.computation_type(a, a_literal, b, b_literal, div_or_mod) == want
 
 
+def test_literal_types():
+    values = [0, -2**31, 2**31, 2**32 - 1, 2**32, -2**31 - 1, -2**63, 2**63, 1.5, 1e-40, 1e39, True]
+    assert [rules.literal_type(v) for v in values] == [I32, I32, U32, U32, I64, I64, I64, U64, FP32, FP64, FP64, BOOL]
+
+
 def test_sums_of_narrow_integers_and_booleans():
     assert [rules.sum_type(t) for t in (TYPES["int8"], TYPES["uint16"], BOOL, I64)] == [I32, U32, U32, I64]
     assert [rules.extremum_type(t) for t in (FP16, BF16, BOOL, TYPES["uint8"])] == [FP32, FP32, I32, I32]

@@ -102,7 +102,7 @@ def literal_type(x) -> DType:
     if isinstance(x, bool):
         return BOOL
     if isinstance(x, int):
-        return I32 if -2**31 <= x < 2**31 else U32 if x < 2**32 else I64 if x < 2**63 else U64
+        return I32 if -2**31 <= x < 2**31 else U32 if 0 <= x < 2**32 else I64 if -2**63 <= x < 2**63 else U64
     tiny, huge = 2.0**-126, (2 - 2.0**-23) * 2.0**127
     return FP32 if abs(x) in (0.0, float("inf")) or x != x or tiny <= abs(x) <= huge else FP64
 

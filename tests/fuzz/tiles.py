@@ -307,7 +307,8 @@ def dot(g) -> bool:
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     acc = g.pick(lambda v: v.exact and v.shape == (m, n) and v.dtype == out) if g.chance(0.3) else None
     src = f"tl.dot({operands[0]}, {operands[1]}" + (f", {acc.name}" if acc else "") + \
-          (f", input_precision=\"{precision}\")" if precision else ")")
+          (f", input_precision=\"{precision}\"" if precision else "") + \
+          (", out_dtype=tl.int32)" if acc and dt.is_int else ")")  # an accumulator must be of out_dtype
     x, y = refs
     da, db = a.defined_lanes(), b.defined_lanes()
     defined = np.all(da, axis=2)[:, :, None] & np.all(db, axis=1)[:, None, :] & \
