@@ -72,6 +72,7 @@ def arith(g) -> bool:
     return True
 
 
+# --8<-- [start:nonzero]
 def _nonzero(g, b: Value) -> Value:
     """b, with 0 (and -1 for signed integers) replaced: a divisor that is never undefined."""
     if b.dtype.is_float:
@@ -85,6 +86,7 @@ def _nonzero(g, b: Value) -> Value:
     fill = holder_of(Literal(k), b.dtype, g.P)
     return g.value(f"tl.where({cond}, {k}, {b.name})", b.dtype, b.shape, np.where(bad, expand(fill, len(b.shape)), b.ref),
                    operands=[b])
+# --8<-- [end:nonzero]
 
 
 def divide(g) -> bool:

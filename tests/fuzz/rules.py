@@ -107,6 +107,7 @@ def literal_type(x) -> DType:
     return FP32 if abs(x) in (0.0, float("inf")) or x != x or tiny <= abs(x) <= huge else FP64
 
 
+# --8<-- [start:computation-type]
 def computation_type(a: DType, a_literal: bool, b: DType, b_literal: bool, div_or_mod: bool = False) -> DType:
     if a_literal != b_literal:
         literal, tensor = (a, b) if a_literal else (b, a)
@@ -125,6 +126,7 @@ def computation_type(a: DType, a_literal: bool, b: DType, b_literal: bool, div_o
     if div_or_mod and a.signed != b.signed:
         raise Refused("/, // or % of integers of different signedness")
     return integer_promote(a, b)
+# --8<-- [end:computation-type]
 
 
 def binary_type(a: DType, a_literal, b: DType, b_literal, a_value=None, b_value=None, div_or_mod=False) -> DType:
