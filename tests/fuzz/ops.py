@@ -304,13 +304,15 @@ def _fma(g, a: Value) -> bool:
     """tl.fma(a, b, c): one rounding. Each operand is a tensor (a literal of its own type) and the
     three are promoted together; fp64 is left out (the reference rounds through float64)."""
     b, c = (g.partner(a, literal=0.2, want=lambda v: v.dtype.kind != "bool") for _ in range(2))
-    t = rules.computation_type(rules.computation_type(a.dtype, False, b.dtype, False), False, c.dtype, False)
+    first = rules.computation_type(a.dtype, False, b.dtype, False)  # x, y = legalize(x, y)
+    t = rules.computation_type(first, False, c.dtype, False)          # then each with z
     if not t.is_float or t == FP64:
         return False
     shape = broadcast([a.shape, b.shape, c.shape])
     if shape is None:
         return False
-    x, y, z = _operands(g, t, shape, a, b, c, weak=False)
+    x, y = (rules.cast(v, first, t) for v in _operands(g, first, shape, a, b, weak=False))
+    (z,) = _operands(g, t, shape, c, weak=False)
     ref, err = rules.fma(x, y, z, t), None
     if not (_exact(a) and _exact(b) and _exact(c)):
         ea, eb, ec = (error_of(v, len(shape)) for v in (a, b, c))

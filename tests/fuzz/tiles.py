@@ -227,9 +227,8 @@ def _scan_bound(g, a: Value, x, name, t: DType, axis, reverse, ref) -> np.ndarra
             magnitude = running(np.abs(_f64(x)), np.cumprod)
             tiny = running(np.abs(_f64(x)) < 2.0 ** -60, np.logical_or.accumulate)
             bound = np.where(tiny, np.inf, depth * magnitude + 2.0 ** -126 * n)
-        else:
-            magnitude = np.zeros(x.shape)
-            bound = running(np.moveaxis(a.err, axis + 1, 1), np.maximum.accumulate)
+        else:  # max and min: a NaN is ignored, so it decides nothing
+            return np.moveaxis(running(np.moveaxis(a.err, axis + 1, 1), np.maximum.accumulate), 1, axis + 1)
         bound = np.where(finite, bound, 0.0)
         bound = np.where(magnitude >= rules.max_finite(t) / 4, np.inf, bound)
     return np.moveaxis(bound, 1, axis + 1)
