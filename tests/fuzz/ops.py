@@ -14,7 +14,7 @@ import numpy as np
 
 from . import rules
 from .rules import BF16, BOOL, FP16, FP32, FP64, I32, DType, Refused
-from .values import Literal, Value, broadcast, error_of, expand, holder_of, ulp_bound
+from .values import Literal, Value, broadcast, defined_of, error_of, expand, holder_of, ulp_bound
 
 
 def _is_literal(x) -> bool:
@@ -123,7 +123,15 @@ def divide(g) -> bool:
             ref = (rules.c_div if symbol == "//" else rules.c_rem)(x, y, t)
         else:
             ref = rules.round_float(np.fmod(_f64(x), _f64(y)), t)
-    g.value(f"{lhs.name} {symbol} {rhs.name}", t, shape, ref, err, [lhs, rhs])
+    defined = None
+    if symbol == "%" and t.is_float:
+        # fmod is exact, but GPUs compute x - trunc(x / y) * y (LLVM's lowering of frem; minitriton's
+        # is exact while the quotient is below 2**29): past that, no GPU gives fmod.
+        with np.errstate(all="ignore"):
+            defined = ~(np.abs(_f64(x) / _f64(y)) >= 2.0**29)
+        operands = defined_of([lhs, rhs], shape, g.P)
+        defined = np.broadcast_to(defined, (g.P,) + shape) & (True if operands is None else operands)
+    g.value(f"{lhs.name} {symbol} {rhs.name}", t, shape, ref, err, [lhs, rhs], defined=defined)
     return True
 
 
