@@ -25,8 +25,8 @@ import numpy as np
 
 from . import rules
 from .frame import Frame, View, make_frame
-from .rules import BOOL, BF16, FP16, FP32, FP64, I32, DType, Refused
 from . import ops, tiles
+from .rules import BF16, BOOL, FP16, FP32, I32, DType, Refused
 from .values import Literal, Operand, Value, broadcast, defined_of, expand, holder_of
 
 
@@ -103,12 +103,13 @@ class Generator:
         weights = np.arange(1, len(candidates) + 1, dtype=np.float64) ** 1.5
         return candidates[int(self.rng.choice(len(candidates), p=weights / weights.sum()))]
 
-    def literal_for(self, t: DType, weak: bool = True) -> Literal:
-        """A Python number to write next to a value of type `t`."""
-        if t.is_float or (weak and self.chance(0.15)):
+    def literal_for(self, t: DType) -> Literal:
+        """A Python number to write next to a value of type `t` (now and then a float next to an
+        integer, which makes the result an fp32)."""
+        if t.is_float or self.chance(0.15):
             if self.chance(0.3):
                 return Literal(int(self.choice([0, 1, 2, 3, -1, -4, 100])))
-            return Literal(float(self.choice([0.5, -1.0, 2.0, 3.0, -0.25, 0.1, 7.5, 1000.0, -0.001, 1e-30 * 0 + 0.0])))
+            return Literal(float(self.choice([0.5, -1.0, 2.0, 3.0, -0.25, 0.1, 7.5, 1000.0, -0.001, 0.0])))
         low, high = rules.int_range(t)
         values = [0, 1, 2, 3, 5, 7, 100, high // 3, high] + ([-1, -3, -100, low // 5, low] if t.signed else [])
         return Literal(int(min(max(self.choice(values), low), high)))
@@ -125,32 +126,28 @@ class Generator:
         self.lines.append(line)
 
     def value(self, expr: str, t: DType, shape, ref, err=None, operands=(), defined=None, leaf=False) -> Value:
-        """A new kernel variable `expr`, its dtype asserted, with its reference."""
-        name = f"v{self.count}"
-        self.count += 1
-        shape = tuple(shape)
-        full = (self.P,) + shape
-        ref = np.broadcast_to(np.asarray(ref).astype(t.holder), full).copy()
-        if err is not None:
-            err = np.broadcast_to(np.nan_to_num(np.asarray(err, np.float64), nan=np.inf, posinf=np.inf), full).copy()
+        """A new kernel variable `expr`, with its reference (`defined`: by default, where all the
+        operands are)."""
         if defined is None:
-            defined = defined_of(list(operands), shape, self.P)
-        self.emit(f"{name} = {expr}")
-        self.emit(f"tl.static_assert({name}.dtype == tl.{t.name}, \"{name}: {t.name}\")")
-        v = Value(name, t, shape, ref, err, defined, leaf)
-        self.pool.append(v)
-        return v
+            defined = defined_of(list(operands), tuple(shape), self.P)
+        return self.values(expr, [(t, shape, ref, err)], defined, leaf)[0]
 
-    def pair(self, expr: str, results: list[tuple], defined) -> None:
-        """Two new variables from one statement (`tl.max(x, 0, return_indices=True)`)."""
+    def values(self, expr: str, results: list[tuple], defined, leaf=False) -> list[Value]:
+        """New kernel variables from one statement (two for `tl.max(x, 0, return_indices=True)`),
+        each with its dtype asserted in the kernel and its reference: (dtype, shape, ref, err)."""
         names = [f"v{self.count + k}" for k in range(len(results))]
         self.count += len(results)
         self.emit(f"{', '.join(names)} = {expr}")
-        for name, (t, shape, ref) in zip(names, results):
+        made = []
+        for name, (t, shape, ref, err) in zip(names, results):
             self.emit(f"tl.static_assert({name}.dtype == tl.{t.name}, \"{name}: {t.name}\")")
             full = (self.P,) + tuple(shape)
-            self.pool.append(Value(name, t, tuple(shape), np.broadcast_to(np.asarray(ref).astype(t.holder), full).copy(),
-                                   None, defined))
+            if err is not None:  # NaN (inf - inf) means no bound at all
+                err = np.broadcast_to(np.nan_to_num(np.asarray(err, np.float64), nan=np.inf, posinf=np.inf), full).copy()
+            made.append(Value(name, t, tuple(shape), np.broadcast_to(np.asarray(ref).astype(t.holder), full).copy(),
+                              err, defined, leaf))
+        self.pool.extend(made)
+        return made
 
     def view(self, name: str) -> View:
         view = self.frame.views[name]

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import rules
-from .rules import BF16, BOOL, FP16, FP32, FP64, I32, DType, Refused
+from .rules import BF16, BOOL, FP32, FP64, DType, Refused
 from .values import Literal, Value, broadcast, defined_of, error_of, expand, holder_of, ulp_bound
 
 
@@ -104,8 +104,6 @@ def divide(g) -> bool:
         raise Refused("// of floats")
     if not _is_literal(rhs):
         rhs = _nonzero(g, rhs)
-    if _is_literal(lhs) and not _is_literal(rhs) and rhs.dtype.is_int and isinstance(lhs.value, float):
-        raise Refused("a float literal over an integer")  # fine in Triton, but keep `//` typing simple
     shape = broadcast([lhs.shape, rhs.shape])
     x, y = _operands(g, t, shape, lhs, rhs)
     err = None

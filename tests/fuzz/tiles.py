@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from . import rules
-from .rules import BF16, BOOL, FP16, FP32, I32, DType, Refused
+from .rules import BF16, FP16, FP32, I32, DType
 from .values import Value, ulp_bound
 
 
@@ -162,7 +162,7 @@ def _indices(g, a: Value, kind, axis, keep, shape, axes, defined) -> bool:
         g.value(f"tl.{kind}({a.name}{tail})", I32, shape, index, defined=defined)
         return True
     best = squeeze(np.max(clean, axis=axes[0]))
-    g.pair(f"tl.max({a.name}{tail}, return_indices=True)", [(t, shape, best), (I32, shape, index)], defined)
+    g.values(f"tl.max({a.name}{tail}, return_indices=True)", [(t, shape, best, None), (I32, shape, index, None)], defined)
     return True
 
 
