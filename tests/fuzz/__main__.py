@@ -19,6 +19,11 @@ from .generate import generate
 from .run import check, write_reproducer
 
 
+# CUDA errors after which the context is lost: every later launch of the process would fail too.
+STICKY = ("ILLEGAL_ADDRESS", "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS", "LAUNCH_FAILED", "HARDWARE_STACK_ERROR",
+          "INVALID_PC", "TRAP")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100, help="how many programs (default 100)")
@@ -41,7 +46,12 @@ def main(argv=None) -> int:
             bad.append((seed, write_reproducer(program, outcomes, Path(args.out)),
                         [o for o in outcomes if o.status != "ok"]))
         print("." if all(o.status == "ok" for o in outcomes) else "x", end="", flush=True)
-    print(f"\n\n{args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}) in {time.time() - start:.0f} s")
+        if any(o.stage == "gpu" and o.status == "failure" and any(e in o.detail for e in STICKY) for o in outcomes):
+            print(f"\nseed {seed} left the CUDA context unusable (a sticky error): stopping; "
+                  f"go on with --seed {seed + 1}")
+            break
+    last = seed
+    print(f"\n\n{last - args.seed + 1} programs (seeds {args.seed}..{last}) in {time.time() - start:.0f} s")
     print(f"{'stage':<14}{'programs':>10}{'ok':>8}{'mismatches':>12}{'failures':>10}")
     for stage, counts in table.items():
         print(f"{stage:<14}{sum(counts.values()):>10}{counts['ok']:>8}{counts['mismatch']:>12}{counts['failure']:>10}")
