@@ -16,7 +16,7 @@ import importlib.util
 import os
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ class Outcome:
     stage: str     # "interpreter", "ptx sm_80", "gpu", ...
     status: str    # "ok", "mismatch" (a wrong value), "failure" (an exception: the compiler or a launch)
     detail: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # for the reproducer (the PTX the GPU ran)
 
 
 @contextlib.contextmanager
@@ -153,7 +154,9 @@ def check(program: Program, folder: Path, archs=("sm_80", "sm_90a"), gpu: bool =
     for arch in archs:
         attempt(f"ptx {arch}", lambda arch=arch: _compile(program, kernel, arch))
     if gpu:
-        attempt("gpu", lambda: _on_gpu(program, kernel, results))
+        files = {}
+        attempt("gpu", lambda: _on_gpu(program, kernel, results, files))
+        outcomes[-1].files = files
     return outcomes
 
 
@@ -163,14 +166,24 @@ def _compile(program: Program, kernel, arch: str) -> str:
     return "" if compiled.asm.get("cubin") else f"no cubin for {arch} (is ptxas installed?)"
 
 
-def _on_gpu(program: Program, kernel, results: dict) -> str:
+def _on_gpu(program: Program, kernel, results: dict, files: dict) -> str:
+    """The GPU against the reference and against the interpreter (each value within twice its
+    bound of the interpreter's); where they differ, the PTX it ran goes into `files`, to be tried
+    with `ptxas -O0` (a wrong `-O3` is a toolchain bug: chapter 9)."""
     with interpreted(False):
         got = launch(program, kernel, driver.DeviceArray.from_numpy, lambda a: a.numpy())
     lines = [differences(o, got[o.name]) for o in program.outputs]
     if "interpreter" in results:
         lines += [differences(o, got[o.name], results["interpreter"][o.name], 2.0, " (gpu vs interpreter)")
                   for o in program.outputs]
-    return "\n".join(filter(None, lines))
+    detail = "\n".join(filter(None, lines))
+    if detail:
+        args, _ = arguments(program, driver.DeviceArray.from_numpy)
+        with interpreted(False):
+            compiled = kernel.warmup(*args, grid=program.grid, num_warps=program.num_warps, **program.constexprs)
+        if compiled.asm.get("ptx"):
+            files["kernel.ptx"] = compiled.asm["ptx"]
+    return detail
 
 
 def _describe(e: Exception) -> str:
@@ -191,6 +204,10 @@ def write_reproducer(program: Program, outcomes: list[Outcome], folder: Path) ->
               f"sizes {program.scalars}, blocks {program.constexprs}",
               f"reproduce: python -m tests.fuzz --seed {program.seed} --count 1 [--gpu]", ""]
     report += [f"[{o.stage}] {o.status}\n{o.detail}\n" for o in outcomes if o.status != "ok"]
+    for o in outcomes:
+        for name, text in o.files.items():
+            (where / name).write_text(text)
+            report.append(f"{name}: what the GPU ran; try `ptxas -arch=sm_XX -O0 {name}` against -O3 (chapter 9)")
     (where / "report.txt").write_text("\n".join(report))
     np.savez(where / "data.npz", **{f"input_{i.name}": rules.to_storage(i.data, i.dtype) for i in program.inputs},
              **{f"expected_{o.name}": rules.to_storage(o.expected, o.dtype) for o in program.outputs})
