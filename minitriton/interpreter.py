@@ -166,10 +166,10 @@ ROUNDED_STEPS = {"sum": np.add, "prod": np.multiply}
 def _reduce(program, op, *xs):
     """One array per result; several only with a combine function, which takes the left halves'
     elements and then the right halves' and gives one value per operand."""
-    kind, axis, dtype = op.attrs["kind"], op.attrs["axis"], op.result.dtype
+    kind, axis = op.attrs["kind"], op.attrs["axis"]
     if kind == "combine":
         return _results(op, _halves(lambda a, b: program.run(op.regions[0], a + b), list(xs), axis))
-    (x,) = xs
+    (x,), dtype = xs, op.result.dtype
     if kind in ROUNDED_STEPS and dtype.bits == 16 and dtype.is_floating():
         step = lambda a, b: [as_dtype(dtype, ROUNDED_STEPS[kind](_widen(a[0]), _widen(b[0])))]
         return _halves(step, [x], axis)[0]
