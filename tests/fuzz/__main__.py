@@ -1,4 +1,6 @@
-"""python -m tests.fuzz [--gpu] [--count N] [--seed S] [--out DIR] [--archs sm_80,sm_90a]
+"""Check a batch of random tile programs and print a table of what went wrong.
+
+    python -m tests.fuzz [--gpu] [--count N] [--seed S] [--out DIR] [--archs sm_80,sm_90a]
 
 Generates programs S .. S+N-1, checks each (interpreter against the reference, the compile for
 each architecture, with --gpu the GPU against the reference and the interpreter), prints a table
@@ -14,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from minitriton import driver
 
 from .generate import generate
 from .run import check, write_reproducer
@@ -32,6 +36,9 @@ def main(argv=None) -> int:
     parser.add_argument("--archs", default="sm_80,sm_90a", help="compile for these (default sm_80,sm_90a; '' for none)")
     parser.add_argument("--out", default="fuzz-failures", help="where reproducers go (default ./fuzz-failures)")
     args = parser.parse_args(argv)
+    if args.gpu and not driver.is_available():
+        print("--gpu: no NVIDIA GPU or CUDA driver here", file=sys.stderr)
+        return 2
     os.environ.setdefault("MINITRITON_CACHE", "0")  # thousands of one-off kernels: keep them off the disk cache
     archs = [a for a in args.archs.split(",") if a]
     work = Path(tempfile.mkdtemp(prefix="minitriton-fuzz-"))
