@@ -12,13 +12,16 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .dtypes import float_bits, float_from_bits
+from .dtypes import bf16_bits, float_bits, float_from_bits
 from .errors import InterpreterError, LaunchError, Loc
 
 
 def as_dtype(dtype: ir.DType, x) -> Any:
     """`x` as a value of `dtype`: integers wrap, bf16 and fp8 are rounded to their numbers (an
-    fp8 number stays itself, an infinity too: only a conversion saturates, see `_cast`)."""
+    fp8 number stays itself, an infinity too: only a conversion saturates, see `_cast`; a NaN an op
+    makes in bf16 is 0x7FFF, the one NaN the GPU's conversion to bf16 gives)."""
+    if dtype.is_bf16():
+        return float_from_bits(bf16_bits(x), dtype)
     if dtype.stored_as_bits:
         return float_from_bits(float_bits(x, dtype), dtype)
     return np.asarray(x).astype(dtype.np, copy=False)

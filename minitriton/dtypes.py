@@ -558,9 +558,15 @@ def _fp8_exact(x, dtype: DType) -> tuple[np.ndarray, np.ndarray]:
 
 def float_bits(x, dtype: DType) -> np.ndarray:
     """The bit patterns of values of `dtype`, a float held as bits (bf16, fp8): a number the type
-    has is its own code (an fp8e5 infinity too), any other is converted (`bf16_bits`, `fp8_bits`)."""
+    has is its own code (an fp8e5 infinity too; a bf16 held in float32 is its top half, a NaN's
+    payload included, so that loading, moving and bitcasting keep bits as the GPU does), any other
+    is converted (`bf16_bits`, `fp8_bits`)."""
     if dtype.is_bf16():
-        return bf16_bits(x)
+        x = np.asarray(x)
+        if x.dtype != np.float32:
+            return bf16_bits(x)
+        bits = x.view(np.uint32)
+        return np.where(bits & np.uint32(0xFFFF) == 0, bits >> 16, bf16_bits(x)).astype(np.uint16)
     code, exact = _fp8_exact(x, dtype)
     return np.where(exact, code, fp8_bits(x, dtype)).astype(np.uint8)
 

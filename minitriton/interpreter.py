@@ -22,7 +22,10 @@ The semantics, which are Triton's:
   extends according to the *source's* signedness; anything -> int1 is `!= 0`; int1 -> int is 0/1;
   pointers are int64 addresses, so ptr <-> int64 and ptr -> ptr keep the address. `bitcast`
   reinterprets the bits (a bf16 by its 16-bit pattern).
-- `reduce` and `scan` of fp16/bf16 accumulate in float32 and round back; `argmax`/`argmin` give the
+- `reduce` and `scan` combine in their element type, as Triton types them (`tl.sum` of fp16 adds
+  fp16s; `tl.cumsum` of bf16 and `tl.sum(x, dtype=tl.float32)` convert to fp32 first): a 16-bit
+  float is rounded after every step, as the GPU does. A reduction folds halves (element i with
+  element i + n/2, until one is left), a scan goes along the axis; `argmax`/`argmin` give the
   first index among equal values. `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
   first rounded to tf32 (10 mantissa bits, to nearest, ties away: `cvt.rna.tf32.f32`).
@@ -147,17 +150,34 @@ SCANS: dict[str, Callable] = {
 }
 
 
+# --8<-- [start:reduce]
+def _halves(combine: Callable, xs: list, axis: int) -> list:
+    """The tree every reduction folds along `axis`: element i with element i + n/2, until one is
+    left. `combine(lefts, rights)` takes and gives one array per operand."""
+    xs = [np.moveaxis(x, axis, 0) for x in xs]
+    while xs[0].shape[0] > 1:
+        half = xs[0].shape[0] // 2
+        xs = combine([x[:half] for x in xs], [x[half:] for x in xs])
+    return [x[0] for x in xs]
+
+
+# The reductions and scans whose result depends on where each step rounds: 16-bit floats round
+# after every step (Triton combines them in their own type), so they go step by step.
+ROUNDED_STEPS = {"sum": np.add, "prod": np.multiply}
+
+
 def _reduce(program, op, *xs):
     """One array per result; several only with a combine function, which takes the left halves'
     elements and then the right halves' and gives one value per operand."""
-    if op.attrs["kind"] == "combine":  # a tree of the user's combine function, halves at a time
-        xs = [np.moveaxis(x, op.attrs["axis"], 0) for x in xs]
-        while xs[0].shape[0] > 1:
-            half = xs[0].shape[0] // 2
-            xs = program.run(op.regions[0], [x[:half] for x in xs] + [x[half:] for x in xs])
-        return _results(op, [x[0] for x in xs])
-    (x,) = xs
-    return as_dtype(op.result.dtype, REDUCERS[op.attrs["kind"]](_widen(x), axis=op.attrs["axis"]))
+    kind, axis = op.attrs["kind"], op.attrs["axis"]
+    if kind == "combine":
+        return _results(op, _halves(lambda a, b: program.run(op.regions[0], a + b), list(xs), axis))
+    (x,), dtype = xs, op.result.dtype
+    if kind in ROUNDED_STEPS and dtype.bits == 16 and dtype.is_floating():
+        step = lambda a, b: [as_dtype(dtype, ROUNDED_STEPS[kind](_widen(a[0]), _widen(b[0])))]
+        return _halves(step, [x], axis)[0]
+    return as_dtype(dtype, REDUCERS[kind](_widen(x), axis=axis))
+# --8<-- [end:reduce]
 
 
 def _results(op, arrays: list):
@@ -178,11 +198,16 @@ def _scan(program, op, *xs):
                 out[i] = a
         return _results(op, [np.moveaxis(out, 0, axis) for out in outs])
     (x,) = xs
-    axis, scan = op.attrs["axis"], SCANS[op.attrs["kind"]]
-    x = _widen(x)
-    if op.attrs.get("reverse", False):
-        return as_dtype(op.result.dtype, np.flip(scan(np.flip(x, axis), axis=axis), axis))
-    return as_dtype(op.result.dtype, scan(x, axis=axis))
+    axis, kind, dtype, reverse = op.attrs["axis"], op.attrs["kind"], op.result.dtype, op.attrs.get("reverse", False)
+    x = np.flip(x, axis) if reverse else x
+    if kind in ROUNDED_STEPS and dtype.bits == 16 and dtype.is_floating():
+        out = np.moveaxis(np.array(x, copy=True), axis, 0)
+        for i in range(1, out.shape[0]):  # each running value rounded, as the GPU's are
+            out[i] = as_dtype(dtype, ROUNDED_STEPS[kind](_widen(out[i - 1]), _widen(out[i])))
+        result = np.moveaxis(out, 0, axis)
+    else:
+        result = as_dtype(dtype, SCANS[kind](_widen(x), axis=axis))
+    return np.flip(result, axis) if reverse else result
 
 
 # --8<-- [start:dot]

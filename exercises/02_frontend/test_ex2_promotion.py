@@ -29,7 +29,7 @@ def test_integer_promote(a, b, expected):
 
 @pytest.mark.parametrize("a, b, op, expected", [
     ("fp16", "fp16", "add", "fp16"), ("fp16", "fp32", "add", "fp32"), ("bf16", "fp16", "mul", "fp16"),
-    ("bf16", "bf16", "sub", "bf16"), ("int32", "fp16", "add", "fp16"), ("int64", "bf16", "add", "bf16"),
+    ("bf16", "bf16", "sub", "bf16"), ("int32", "fp16", "add", "fp16"), ("int64", "bf16", "add", "fp32"),
     ("fp64", "fp16", "add", "fp64"), ("int8", "fp64", "add", "fp64"), ("int32", "int32", "div", "fp32"),
     ("int64", "int64", "div", "fp32"), ("uint8", "int8", "add", "uint8"), ("int32", "int64", "rem", "int64"),
     ("fp16", "fp16", "div", "fp32"), ("bf16", "int32", "rem", "fp32"), ("fp16", "fp64", "div", "fp64"),

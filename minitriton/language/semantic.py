@@ -84,8 +84,10 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float32  # 16-bit floats are divided in fp32, as PTX has no fp16 division
         if ir.float16 in (a, b):
             return ir.float16  # fp16 wins over bf16 (Triton's rule)
-        if a.is_bf16() or b.is_bf16():
+        if a == b == ir.bfloat16:
             return ir.bfloat16
+        if a.is_bf16() or b.is_bf16():
+            return ir.float32  # bf16 and an integer (or an fp8) meet at fp32 (Triton's rule)
         if a.is_fp8() and b.is_fp8():
             return a if a == b else ir.float16  # two different fp8s meet at fp16 (Triton's rule)
         return a if a.is_floating() else b  # an fp8 and an integer: the fp8
@@ -163,9 +165,12 @@ def _kind(dtype: DType) -> int:
 def weak_to(w: Weak, other: DType, op: str) -> Value:
     """A Python number meeting a value of dtype `other` (Triton's rule): a number of a kind no
     higher than the value's (bool < integer < float) takes the value's dtype and must fit in it;
-    one of a higher kind keeps its own dtype, and the promotion decides."""
+    one of a higher kind keeps its own dtype, and the promotion decides. Dividing a 16-bit float
+    (`/`, `%`) is done in fp32: the number becomes an fp32 straight away, never rounded to 16 bits."""
     if other.is_ptr() or _kind(w.dtype) > _kind(other):
         return scalar_constant(w.value)
+    if op in DIVISIONS and other.is_floating() and other.bits == 16:
+        return constant(w.value, ir.float32)
     if other.is_int() and not other.is_bool() and not isinstance(w.value, bool):
         if w.value < 0 and other.kind == "uint":
             raise SemanticError(f"Cannot perform a binary operation between an unsigned tensor ({other}) and a "
@@ -426,9 +431,10 @@ def _as_mask(mask) -> Value:
 
 
 def sum_dtype(x: Value, dtype: DType | None) -> Value:
-    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers."""
+    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers,
+    keeping their signedness (int1 is unsigned, as in Triton: a sum of booleans is a uint32)."""
     if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
-        dtype = ir.uint32 if x.dtype.kind == "uint" else ir.int32
+        dtype = ir.uint32 if x.dtype.kind == "uint" or x.dtype.is_bool() else ir.int32
     return x if dtype is None else cast(x, dtype)
 
 
