@@ -11,13 +11,23 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 apt_install = (apt-get install -y -qq $(1) || (apt-get update -qq && apt-get install -y -qq $(1))) >/dev/null 2>&1
 can_apt := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
 
-.PHONY: demo test docs serve figures gpu-check setup graphviz clean
+.PHONY: demo test exercise docs serve figures gpu-check setup graphviz clean
 
 demo: setup
 	@$(BIN)/python -m minitriton demo
 
 test: setup
 	@$(BIN)/python -m pytest -q
+
+# `make exercise CH=4` runs the tests of chapter 4's exercises (EX=2: exercise 4.2 only; no CH: all)
+# on your copies of the stubs in my_exercises/, made the first time. `make test` never reads them.
+chapter := $(if $(CH),$(shell printf %02d $(CH))_*,[0-9][0-9]_*)
+exercise_tests := $(wildcard exercises/$(chapter)/test_ex$(or $(EX),*)_*.py)
+
+exercise: setup
+	@[ -n "$(exercise_tests)" ] || { echo "no exercise matches CH=$(CH) EX=$(EX)"; exit 1; }
+	@echo "testing your copies in my_exercises/ (edit them there; the stubs in exercises/ stay as they are)"
+	@$(BIN)/python -m pytest -q $(exercise_tests)
 
 docs: setup
 	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet

@@ -1,4 +1,6 @@
 """minitriton: a staged, readable Triton-style GPU JIT compiler. `import minitriton as triton`."""
+import operator
+
 from .version import __version__  # noqa: F401
 from . import language, testing, tools  # noqa: F401,E402
 from .allocation import set_allocator  # noqa: F401,E402
@@ -17,5 +19,6 @@ def cdiv(x: int, y: int) -> int:
 
 
 def next_power_of_2(n: int) -> int:
-    """The smallest power of two >= n (1 for n <= 1)."""
+    """The smallest power of two >= n (1 for n <= 1), as a Python int for a numpy size too."""
+    n = operator.index(n)
     return 1 if n <= 1 else 1 << (n - 1).bit_length()

@@ -17,13 +17,14 @@ import math
 import os
 import sys
 import time
-import warnings
 from typing import Any, Callable
 
 from . import cache, driver
 from .dtypes import dtype_of_array
-from .errors import LaunchError, TritonError
-from .jit import JITFunction, KernelInterface, interpreting
+from .errors import LaunchError, TritonError, user_facing
+from .jit import JITFunction, KernelInterface, interpreting, wrong_call
+from .kernel import launch_options
+from .specialize import NoStableKey
 from .testing import do_bench
 
 
@@ -46,8 +47,10 @@ class Config:
 
     `pre_hook(named_args)` runs before every launch with this config (while timing it, too)."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1,
+    @user_facing
+    def __init__(self, kwargs: dict, num_warps: int | None = 4, num_stages: int | None = 3, num_ctas: int = 1,
                  maxnreg: int | None = None, pre_hook=None, ir_override=None):
+        launch_options(num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg)  # a wrong one: here, not at launch
         if ir_override is not None:
             raise ValueError(f"Config(ir_override={ir_override!r}): minitriton compiles every config "
                              f"from the kernel's source and cannot take IR from a file; leave it out")
@@ -62,8 +65,10 @@ class Config:
     def all_kwargs(self) -> dict[str, Any]:
         """What a launch with this config passes to the kernel: the constexprs and the options
         (num_ctas and maxnreg only where they are not the default, so that a config's name, its
-        `str`, stays what it was for configs that do not set them)."""
-        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        `str`, stays what it was for configs that do not set them; an option given as None is
+        left out, so the launch's default applies, as in Triton)."""
+        options = {name: value for name, value in (("num_warps", self.num_warps), ("num_stages", self.num_stages))
+                   if value is not None}
         if self.num_ctas != 1:
             options["num_ctas"] = self.num_ctas
         if self.maxnreg is not None:
@@ -97,8 +102,7 @@ def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
         bound = base.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
                                                       if k in base.arg_names})
     except TypeError as error:
-        raise LaunchError(f"{base.__name__}[grid](...): {error}; its parameters are "
-                          f"({', '.join(base.arg_names)})") from None
+        raise LaunchError(wrong_call(base, error, kwargs)) from None
     bound.apply_defaults()
     return {**bound.arguments, **{k: v for k, v in kwargs.items() if k not in base.arg_names}}
 
@@ -142,6 +146,7 @@ class Autotuner(KernelInterface):
                           f"{self.__name__}[grid](...)")
 
     # --8<-- [start:run]
+    @user_facing
     def run(self, *args, grid, **kwargs):
         """Find (or recall) the best config for this launch's key, then launch with it."""
         named = _named_args(self.base_fn, args, kwargs)
@@ -159,6 +164,7 @@ class Autotuner(KernelInterface):
         return self.fn.run(*args, grid=grid, **launch)
     # --8<-- [end:run]
 
+    @user_facing
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs) -> list:
         """Compile every config without running any (`target="sm_90"` needs no GPU)."""
         return [self.fn.warmup(*args, grid=grid, target=target, **self._launch_kwargs(kwargs, config))
@@ -288,21 +294,26 @@ class Autotuner(KernelInterface):
         return measure
 
     # --8<-- [start:disk]
-    def _record_key(self, key: tuple, configs: list[Config], timer_name: str) -> str:
-        """What decides the choice: the kernel's code, the problem, the candidates, the machine."""
-        return cache.make_key(kind="autotune", kernel=self.base_fn.cache_key, name=self.__name__,
+    def _record_key(self, key: tuple, configs: list[Config], timer_name: str) -> str | None:
+        """What decides the choice: the kernel's code, the problem, the candidates, the machine
+        (None for a kernel that reads a value no other process could compare: nothing is kept)."""
+        try:
+            kernel = self.base_fn.cache_key
+        except NoStableKey:
+            return None
+        return cache.make_key(kind="autotune", kernel=kernel, name=self.__name__,
                               key=[repr(value) for value in key], configs=[str(c) for c in configs],
                               target=_target(), timer=timer_name)
 
     def _recall(self, key: tuple, configs: list[Config], record_key: str) -> Config | None:
         record = cache.FileCache().get_json(record_key)
         by_name = {str(config): config for config in configs}
-        if not isinstance(record, dict) or record.get("config") not in by_name \
-                or not isinstance(timings := record.get("timings"), dict):
-            return None  # not a record this version wrote: tune again
+        if not _well_formed(record, by_name):
+            return None  # not a record this version wrote for these configs: tune again
+        timings = record["timings"]
         self.configs_timings[key] = {config: math.inf if timings.get(name) is None else timings[name]
                                      for name, config in by_name.items() if name in timings}
-        self.failures[key] = dict(record.get("failures") or {})
+        self.failures[key] = dict(record.get("failures", {}))
         return by_name[record["config"]]
 
     def _remember(self, record_key: str, key: tuple, best: Config, timings: dict, failures: dict):
@@ -313,14 +324,26 @@ class Autotuner(KernelInterface):
         try:
             cache.FileCache().put_json(record_key, record)
         except OSError as error:
-            warnings.warn(f"minitriton: could not write the autotuning record in {cache.cache_dir()} "
-                          f"({error}); set MINITRITON_CACHE_DIR to a writable directory", stacklevel=3)
+            cache.cannot_write(cache.cache_dir(), error)
     # --8<-- [end:disk]
 
     def _announce(self, key: tuple, config: Config, how: str) -> None:
         if printing():
             print(f"minitriton: {self.__name__} for key {key}: best config {config} ({how})",
                   file=sys.stderr)
+
+
+def _well_formed(record, by_name: dict[str, Config]) -> bool:
+    """Whether a record read back from disk is one `_remember` wrote for these configs: the chosen
+    config's name, a time (ms, or null for one that failed) by config name, and a reason by config
+    name for each failure. Anything else (a hand-edited file, JSON of another shape) is a miss."""
+    if not isinstance(record, dict) or not isinstance(record.get("config"), str) \
+            or record["config"] not in by_name:
+        return False
+    timings, failures = record.get("timings"), record.get("failures", {})
+    return isinstance(timings, dict) and isinstance(failures, dict) \
+        and all(t is None or type(t) in (int, float) and math.isfinite(t) and t >= 0 for t in timings.values()) \
+        and all(isinstance(reason, str) for reason in failures.values())
 
 
 def _run_once(kernel_call) -> float:
@@ -414,9 +437,11 @@ class Heuristics(KernelInterface):
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"{self.__name__} is a kernel: launch it as {self.__name__}[grid](...)")
 
+    @user_facing
     def run(self, *args, grid, **kwargs):
         return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))
 
+    @user_facing
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         return self.fn.warmup(*args, grid=grid, target=target, **self._with_values(args, kwargs))
 

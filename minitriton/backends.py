@@ -14,6 +14,7 @@ import ctypes
 import numpy as np
 
 from . import ir
+from .accesses import note_launch
 from .codegen.backend import CUDABackend
 from .dtypes import TensorWrapper
 from .interpreter import Memory, interpret
@@ -34,25 +35,30 @@ class InterpreterBackend:
         fn = tile_ir()
 
         def launcher(grid, args, stream=None):  # the host runs it: no stream to order it on
-            memory, values, copy_back, seen = Memory(), [], [], set()
+            memory, values, copy_back, seen = Memory(), [], [], {}
             for arg, value in zip(fn.args, args):
                 if arg.dtype.is_ptr():
                     host, done, address = host_view(value)
-                    if (address, host.size) not in seen:  # one array given twice is mapped once
-                        seen.add((address, host.size))
-                        memory.add(host, arg.name, address)
+                    first = seen.setdefault((address, host.size), host)
+                    if first is host:
                         copy_back.append(done)
+                    elif first.ctypes.data != host.ctypes.data:  # a GPU array given twice: one host copy
+                        host = first
+                    memory.add(host, arg.name, address)  # under each argument's name
                     values.append(address)
                 else:
                     values.append(value)
+            note_launch(fn.name, grid, {a.name: v for a, v in zip(fn.args, args) if a.dtype.is_ptr()})
             interpret(fn, grid, values, memory)
             for done in copy_back:
                 done()
 
         # No registers, spills or shared memory: the host runs each program whole, in numpy.
-        metadata = {**options.recorded(), "backend": "interpreter", "signature": [a.dtype.name for a in fn.args],
+        metadata = {**options.recorded(), "backend": "interpreter",
+                    "signature": [a.dtype.name for a in fn.args],
                     "registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0}
-        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args], metadata,
+        return CompiledKernel(fn.name, {"ttir": ir.print_function(fn)}, [a.name for a in fn.args],
+                              metadata,
                               launcher, arg_names=list(jit_fn.arg_names))
 # --8<-- [end:interpreter_backend]
 

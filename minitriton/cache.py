@@ -6,10 +6,12 @@ artifacts come from disk and no stage runs. The cache knows nothing of any IR: a
 named artifacts ("ttir", "llir", "ptx", "cubin"...), each text or bytes, plus a JSON metadata dict.
 
 On disk an entry is a directory `<cache_dir>/<key[:2]>/<key>/`: one file per artifact, and a
-`manifest.json` that lists every file with its size and sha256, and the metadata. An entry is built
-in a private staging directory and renamed into place in one step, so a reader sees all of it or
-none of it. A reader trusts nothing: an entry whose manifest or files do not check out is removed
-and reported as a miss, so the kernel is recompiled. Chapter: 09-ptx-driver-cache.
+`manifest.json` that lists every file with its size and sha256, and the metadata, and holds a
+sha256 of itself. An entry is built in a private staging directory and renamed into place in one
+step, so a reader sees all of it or none of it. A reader trusts nothing: an entry whose manifest or
+files do not check out, or a file where an entry's folder should be, is removed and reported as a
+miss, so the kernel is recompiled. What a killed writer leaves (a staging folder, a temporary file)
+is swept away by the next process that reads or writes beside it. Chapter: 09-ptx-driver-cache.
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ import json
 import os
 import re
 import shutil
+import socket
 import tempfile
+import time
 import uuid
 import warnings
 from dataclasses import dataclass, field
@@ -28,7 +32,7 @@ from typing import Callable
 
 import llvmlite.binding as llvm
 
-from . import version
+from . import exercise_hooks, version
 
 MANIFEST = "manifest.json"
 _KEY = re.compile(r"[0-9a-f]{64}")
@@ -68,7 +72,8 @@ def make_key(**parts) -> str:
     The compiler passes: `source` (the kernel's source) and `dependencies` (the sources of every
     @jit function it calls, in call order), `signature` (argument types and divisibility-by-16
     facts), `constexprs` (their values), `options` (num_warps, num_stages, maxnreg), `target`
-    ("sm_90a"), and `ptxas` (its version) when it assembles a cubin. Parts must be plain JSON
+    ("sm_90a"), `libraries` (the bitcode files a launch links, by content), and `ptxas` (its
+    version) when it assembles a cubin. Parts must be plain JSON
     values; the toolchain's versions are always added, so upgrading minitriton or LLVM misses the
     cache.
     """
@@ -79,8 +84,10 @@ def make_key(**parts) -> str:
         raise TypeError(f"a cache key part is not plain JSON ({error}); pass str, int, float, "
                         f"bool, None, lists or dicts with str keys") from None
     return hashlib.sha256(canonical.encode()).hexdigest()
+# --8<-- [end:key]
 
 
+# --8<-- [start:toolchain]
 def toolchain_versions() -> dict[str, str]:
     """The versions of the tools that turn a kernel into machine code."""
     return {
@@ -99,7 +106,7 @@ def source_fingerprint(package: Path) -> str:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
-# --8<-- [end:key]
+# --8<-- [end:toolchain]
 
 
 class FileCache:
@@ -113,14 +120,18 @@ class FileCache:
 
     # --8<-- [start:get]
     def get(self, key: str) -> Artifacts | None:
-        """The entry's artifacts if every file matches the manifest, else None (a miss)."""
+        """The entry's artifacts if the manifest and every file check out, else None (a miss)."""
         entry = self._entry(key)
+        _sweep(entry.parent)
         if not entry.is_dir():
+            if os.path.lexists(entry):  # a file (or a link to nothing) where the entry should be
+                _discard(entry)
             return None
         try:
             manifest = json.loads((entry / MANIFEST).read_bytes())
-            if manifest["key"] != key:
-                raise ValueError("manifest belongs to another key")
+            if set(manifest) != {"key", "files", "metadata", "sha256"} or manifest["key"] != key \
+                    or manifest.pop("sha256") != _sha256(_canonical(manifest)):
+                raise ValueError("the manifest is not the one written for this key")
             asm = {}
             for name, expected in manifest["files"].items():
                 data = (entry / _checked_name(name)).read_bytes()
@@ -129,8 +140,9 @@ class FileCache:
                 asm[name] = data.decode() if expected["text"] else data
             return Artifacts(asm, manifest["metadata"])
         except Exception:
-            # Whatever is wrong (truncated, garbled, half-deleted, not even JSON), the answer is the
-            # same: recompile. A cache must never be the reason a launch fails.
+            # Whatever is wrong (truncated, garbled, half-deleted, a folder for a file, not even
+            # JSON, JSON of another shape), the answer is the same: recompile. A cache must never be
+            # the reason a launch fails.
             _discard(entry)
             return None
     # --8<-- [end:get]
@@ -139,8 +151,9 @@ class FileCache:
     def put(self, key: str, artifacts: Artifacts) -> None:
         """Store an entry; if another process stored a good one for this key first, keep theirs."""
         entry = self._entry(key)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=entry.parent))
+        make_folder(entry.parent)
+        _sweep_once(self.root)
+        staging = Path(tempfile.mkdtemp(prefix=_staging_prefix(key), dir=entry.parent))
         try:
             files = {}
             for name, content in artifacts.asm.items():
@@ -150,8 +163,10 @@ class FileCache:
                 (staging / _checked_name(name)).write_bytes(data)
                 files[name] = {"size": len(data), "sha256": _sha256(data),
                                "text": isinstance(content, str)}
-            # The manifest goes last: a staging directory without one is never a valid entry.
+            # The manifest goes last: a staging directory without one is never a valid entry. Its
+            # own digest covers the metadata, which no artifact's digest does.
             manifest = {"key": key, "files": files, "metadata": artifacts.metadata}
+            manifest["sha256"] = _sha256(_canonical(manifest))
             (staging / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1))
             for attempt in range(3):
                 try:
@@ -169,19 +184,23 @@ class FileCache:
 
     # --8<-- [start:json]
     def get_json(self, key: str):
-        """A small record stored with put_json (autotuning results), or None."""
+        """A small record stored with put_json (autotuning results), or None. What it holds is the
+        reader's to check: any JSON value may be there."""
         path = self._record(key)
         try:
             return json.loads(path.read_bytes())
         except FileNotFoundError:
             return None
-        except (OSError, ValueError):
-            path.unlink(missing_ok=True)
+        except Exception:  # a folder, a garbled or truncated file, binary garbage: a miss
+            _discard(path)
             return None
 
     def put_json(self, key: str, record) -> None:
         path = self._record(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
+        _sweep(path.parent)
+        if path.is_dir():  # a folder where the record should be: nothing could replace it
+            _discard(path)
         _write_atomically(path, json.dumps(record, sort_keys=True).encode())
 
     def _record(self, key: str) -> Path:
@@ -192,8 +211,10 @@ class FileCache:
 # --8<-- [start:get_or_compile]
 def get_or_compile(key: str, compile_fn: Callable[[], Artifacts],
                    cache: FileCache | None = None) -> Artifacts:
-    """The cached artifacts for `key`, else `compile_fn()`'s, stored for the next process."""
-    if not cache_enabled():
+    """The cached artifacts for `key`, else `compile_fn()`'s, stored for the next process. A compile
+    with a reader's piece in it (`exercise_hooks`) neither reads nor writes the cache, and a key of
+    None (a kernel that depends on a value with no plain form) is compiled and not stored."""
+    if key is None or not cache_enabled() or exercise_hooks.installed():
         return compile_fn()
     cache = cache or FileCache()
     if (hit := cache.get(key)) is not None:
@@ -202,10 +223,82 @@ def get_or_compile(key: str, compile_fn: Callable[[], Artifacts],
     try:
         cache.put(key, artifacts)
     except OSError as error:
-        warnings.warn(f"minitriton: could not write the kernel cache in {cache.root} ({error}); "
-                      f"set MINITRITON_CACHE_DIR to a writable directory", stacklevel=2)
+        cannot_write(cache.root, error)
     return artifacts
 # --8<-- [end:get_or_compile]
+
+
+_WARNED: set[Path] = set()
+
+
+def cannot_write(root: Path, error: OSError) -> None:
+    """Warn, once a process for each cache folder, that nothing can be stored there (read-only,
+    full, not a folder): kernels still run, and are compiled again in each process."""
+    if root not in _WARNED:
+        _WARNED.add(root)
+        warnings.warn(f"minitriton: could not write the kernel cache in {root} ({error}); kernels are "
+                      f"compiled again in each process: set MINITRITON_CACHE_DIR to a writable directory",
+                      stacklevel=3)
+
+
+# --8<-- [start:sweep]
+STALE_AFTER = 600  # seconds: writing an entry takes milliseconds, so older staging was abandoned
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_STAGING = re.compile(r"\..*\.(\d+)-([0-9a-f]{8})\.[^.]*")  # .<name>.<pid>-<host>.<random>
+
+
+def _staging_prefix(name: str) -> str:
+    """A writer's staging folders and temporary files are named by its process and machine, so
+    that another process can tell when their writer is gone."""
+    return f".{name}.{os.getpid()}-{_HOST}."
+
+
+def _sweep(folder: Path) -> None:
+    """Remove what writers that died left in `folder`: the trash of a removal, and staging folders
+    and temporary files whose process is gone from this machine, or that are older than
+    STALE_AFTER (a writer on another machine, or one that named them otherwise)."""
+    try:
+        leftovers = [e for e in os.scandir(folder) if e.name.startswith(".")]
+    except OSError:
+        return
+    for leftover in leftovers:
+        staging = _STAGING.fullmatch(leftover.name)
+        try:
+            age = time.time() - leftover.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if leftover.name.startswith(".trash.") or age > STALE_AFTER or \
+                staging and staging[2] == _HOST and not _alive(int(staging[1])):
+            remove(Path(leftover.path))
+
+
+@functools.cache
+def _sweep_once(root: Path) -> None:
+    """Every folder of the cache, swept by the first write of a process."""
+    for folder in [root / "autotune", *(p for p in _listing(root) if len(p.name) == 2)]:
+        _sweep(folder)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs on this machine (a zombie, killed but not yet waited for, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+# --8<-- [end:sweep]
+
+
+def _listing(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 def _checked(key: str) -> str:
@@ -226,9 +319,13 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _canonical(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
 def _write_atomically(path: Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, then rename it over `path` in one step."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, temporary = tempfile.mkstemp(prefix=_staging_prefix(path.name), dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
@@ -238,11 +335,31 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
-def _discard(entry: Path) -> None:
-    """Remove a broken entry; rename it away first so no reader finds it half-deleted."""
-    trash = entry.with_name(f".trash.{uuid.uuid4().hex}")
+def _discard(path: Path) -> None:
+    """Remove a broken entry or record, whatever it is; rename it away first so no reader finds it
+    half-deleted."""
+    trash = path.with_name(f".trash.{uuid.uuid4().hex}")
     try:
-        os.rename(entry, trash)
+        os.rename(path, trash)
     except OSError:
-        return  # someone else removed it already
-    shutil.rmtree(trash, ignore_errors=True)
+        return  # someone else removed it already, or the folder is read-only
+    remove(trash)
+
+
+def remove(path: Path) -> None:
+    """Remove a folder, a file or a link, whichever `path` is (nothing where removing fails)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def make_folder(folder: Path) -> None:
+    """Make one of the cache's own folders (a shard, `autotune`, `launcher`), removing a file in its
+    place (never the root, which the user names)."""
+    if not folder.is_dir() and os.path.lexists(folder):
+        _discard(folder)
+    folder.mkdir(parents=True, exist_ok=True)

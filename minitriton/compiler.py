@@ -17,7 +17,7 @@ from . import driver
 from .backends import backend_for
 from .codegen.backend import NO_GPU
 from .dtypes import dtype_of_signature
-from .errors import CompilationError, LaunchError  # noqa: F401  (triton.compiler's names: CompiledKernel, CompilationError)
+from .errors import CompilationError, LaunchError, user_facing  # noqa: F401  (triton.compiler's names: CompiledKernel, CompilationError)
 from .frontend import KernelFunction, generate
 from .ir import Function
 from .kernel import CompiledKernel, GPUTarget, Options, launch_options
@@ -47,7 +47,8 @@ class ASTSource:
         names = self.fn.arg_names
         if any(not isinstance(k, str) for k in self.signature):
             raise TypeError("ASTSource: signature keys must be the parameters' names (strings)")
-        constants = {names[k[0]] if isinstance(k, tuple) else k: v for k, v in (self.constexprs or {}).items()}
+        constants = {names[k[0]] if isinstance(k, tuple) else k: v
+                     for k, v in (self.constexprs or {}).items()}
         divisible = {names[k[0]] for k, facts in (self.attrs or {}).items()
                      if ["tt.divisibility", 16] in [list(f) for f in facts]}
         self.specs = {n: _spec(self.fn, n, self.signature[n], n in divisible) for n in names
@@ -70,6 +71,7 @@ def _spec(fn: KernelFunction, name: str, kind, divisible: bool) -> tuple:
 
 
 # --8<-- [start:compile]
+@user_facing
 def compile(src: ASTSource, target: GPUTarget | str | None = None,
             options: Options | dict | None = None) -> CompiledKernel:
     """Run the stages in order for one specialization of a kernel, without launching it: Triton's
@@ -84,16 +86,17 @@ def compile(src: ASTSource, target: GPUTarget | str | None = None,
         if target is None:
             raise LaunchError(NO_GPU)
     options = replace(options, target=target.cuda_arch if isinstance(target, GPUTarget) else target)
-    fn = src.fn
-
-    def tile_ir() -> Function:
-        return simplify(generate(fn, {n: arg_spec(k) for n, k in src.specs.items()}, src.constants,
-                                 name=src.name, num_warps=options.num_warps))
-
-    kernel = backend_for(options.target).compile(fn, tile_ir, src.specs, src.constants, options)
+    kernel = backend_for(options.target).compile(src.fn, lambda: tile_ir(src, options), src.specs,
+                                                 src.constants, options)
     dump(kernel)
     return kernel
 # --8<-- [end:compile]
+
+
+def tile_ir(src: ASTSource, options: Options) -> Function:
+    """The first stages alone: the kernel's verified, simplified tile IR for one specialization."""
+    return simplify(generate(src.fn, {n: arg_spec(k) for n, k in src.specs.items()}, src.constants,
+                             name=src.name, num_warps=options.num_warps))
 
 
 def _options(options: Options | dict | None) -> Options:

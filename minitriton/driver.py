@@ -383,7 +383,8 @@ def load_module(image: bytes | str, name: str, shared_bytes: int = 0) -> Kernel:
         image += b"\0"  # the driver reads PTX as a C string
     module = check(cuda.cuModuleLoadData(image), "cuModuleLoadData")
     try:
-        function = check(cuda.cuModuleGetFunction(module, name.encode()), f"cuModuleGetFunction({name!r})")
+        function = check(cuda.cuModuleGetFunction(module, name.encode()),
+                         f"cuModuleGetFunction({name!r})")
     except CudaError:
         cuda.cuModuleUnload(module)
         raise

@@ -181,9 +181,11 @@ float8e5b16 = DType("fp8e5b16", "float", 8, "f8E5M2FNUZ")
 
 
 def pointer_type(pointee: DType, const: bool = False) -> DType:
-    """The type of a pointer to `pointee` in global memory; a `const` one is never written through."""
+    """The type of a pointer to `pointee` in global memory; a `const` one is never written
+    through."""
     if const:
-        return DType(f"ptr<const {pointee.name}>", "ptr", 64, f"!ptr<const {pointee.short}>", pointee, True)
+        return DType(f"ptr<const {pointee.name}>", "ptr", 64, f"!ptr<const {pointee.short}>",
+                     pointee, True)
     return DType(f"ptr<{pointee.name}>", "ptr", 64, f"!ptr<{pointee.short}>", pointee)
 # --8<-- [end:dtype]
 
@@ -226,11 +228,12 @@ TABLE = (
     _row(float32,  "float32",  "fp32", "float32", "float32", "f", "<f4", "float32",  "float"),
     _row(float64,  "float64",  "fp64", "float64", "float64", "d", "<f8", "float64",  "double"),
     # the fp8s: NVIDIA GPUs have fp8e4nv from sm_89 on and fp8e4b8 / fp8e5b16 (AMD's) never
-    _row(float8e4nv,  "float8e4nv",  "fp8e4nv",  "float32", "uint8", "B", None, "float8_e4m3fn",   "i8", 89),
-    _row(float8e5,    "float8e5",    "fp8e5",    "float32", "uint8", "B", None, "float8_e5m2",     "i8"),
-    _row(float8e4b15, "float8e4b15", "fp8e4b15", "float32", "uint8", "B", None, None,              "i8"),
-    _row(float8e4b8,  "float8e4b8",  "fp8e4b8",  "float32", "uint8", "B", None, "float8_e4m3fnuz", "i8", None),
-    _row(float8e5b16, "float8e5b16", "fp8e5b16", "float32", "uint8", "B", None, "float8_e5m2fnuz", "i8", None),
+    _row(float8e4nv, "float8e4nv", "fp8e4nv", "float32", "uint8", "B", None, "float8_e4m3fn", "i8", 89),
+    _row(float8e5, "float8e5", "fp8e5", "float32", "uint8", "B", None, "float8_e5m2", "i8"),
+    _row(float8e4b15, "float8e4b15", "fp8e4b15", "float32", "uint8", "B", None, None, "i8"),
+    _row(float8e4b8, "float8e4b8", "fp8e4b8", "float32", "uint8", "B", None, "float8_e4m3fnuz", "i8", None),
+    _row(float8e5b16, "float8e5b16", "fp8e5b16", "float32", "uint8", "B", None, "float8_e5m2fnuz",
+         "i8", None),
 )
 # A pointer is its address: an int64 to the interpreter, a u64 parameter, a global pointer.
 POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr addrspace(1)")
@@ -348,7 +351,8 @@ class TensorWrapper:
         return TensorWrapper(self.base.cpu() if hasattr(self.base, "cpu") else self.base, self.dtype)
 
     def clone(self) -> TensorWrapper:
-        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone") else self.base.copy(), self.dtype)
+        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone") else self.base.copy(),
+                             self.dtype)
 
     def to(self, device) -> TensorWrapper:
         return TensorWrapper(self.base.to(device), self.dtype)
@@ -374,12 +378,13 @@ def reinterpret(array, dtype):
         dtype = named or dtype_from_numpy(dtype)
     own = dtype_of_array(array)
     if own is None:
-        raise TypeError(f"reinterpret takes an array (numpy, torch, DeviceArray), got {type(array).__name__}")
+        raise TypeError(f"reinterpret takes an array (numpy, torch, DeviceArray), got "
+                        f"{type(array).__name__}")
     if own == dtype:
         return array
     if own.itemsize != dtype.itemsize:
-        raise ValueError(f"cannot reinterpret {own} elements ({own.itemsize} bytes) as {dtype} ({dtype.itemsize} "
-                         f"bytes): the widths must match")
+        raise ValueError(f"cannot reinterpret {own} elements ({own.itemsize} bytes) as {dtype} "
+                         f"({dtype.itemsize} bytes): the widths must match")
     return TensorWrapper(array, dtype)
 # --8<-- [end:reinterpret]
 
@@ -396,8 +401,9 @@ def dtype_of_language_name(name: str) -> DType | None:
 # --8<-- [start:bf16]
 def bf16_bits(x) -> np.ndarray:
     """Numbers (any float width, or Python floats) -> the bit patterns of their nearest bf16 (ties
-    to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so that they are
-    rounded once, not twice. The one rounding the interpreter, codegen and the driver all use."""
+    to even; every NaN the canonical 0x7FFF). Wider values are first rounded to odd in float32, so
+    that they are rounded once, not twice. The one rounding the interpreter, codegen and the driver
+    all use."""
     x = np.asarray(x)
     if x.dtype not in (np.float32, np.float16):
         x = _round_to_odd_float32(x)
@@ -552,9 +558,15 @@ def _fp8_exact(x, dtype: DType) -> tuple[np.ndarray, np.ndarray]:
 
 def float_bits(x, dtype: DType) -> np.ndarray:
     """The bit patterns of values of `dtype`, a float held as bits (bf16, fp8): a number the type
-    has is its own code (an fp8e5 infinity too), any other is converted (`bf16_bits`, `fp8_bits`)."""
+    has is its own code (an fp8e5 infinity too; a bf16 held in float32 is its top half, a NaN's
+    payload included, so that loading, moving and bitcasting keep bits as the GPU does), any other
+    is converted (`bf16_bits`, `fp8_bits`)."""
     if dtype.is_bf16():
-        return bf16_bits(x)
+        x = np.asarray(x)
+        if x.dtype != np.float32:
+            return bf16_bits(x)
+        bits = x.view(np.uint32)
+        return np.where(bits & np.uint32(0xFFFF) == 0, bits >> 16, bf16_bits(x)).astype(np.uint16)
     code, exact = _fp8_exact(x, dtype)
     return np.where(exact, code, fp8_bits(x, dtype)).astype(np.uint8)
 

@@ -10,8 +10,8 @@ The semantics, which are Triton's:
 
 - Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
   dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter (codegen guards the
-  divisor, since LLVM and PTX leave that case undefined); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical for
-  unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
+  divisor, since LLVM and PTX leave that case undefined); `rem` on floats is `fmod`. `shr` is
+  arithmetic for signed and logical for unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
   bf16 are computed in float32 and rounded back. `minimum`/`maximum` are IEEE's minNum/maxNum (a NaN
@@ -23,7 +23,10 @@ The semantics, which are Triton's:
   extends according to the *source's* signedness; anything -> int1 is `!= 0`; int1 -> int is 0/1;
   pointers are int64 addresses, so ptr <-> int64 and ptr -> ptr keep the address. `bitcast`
   reinterprets the bits (a bf16 by its 16-bit pattern).
-- `reduce` and `scan` of fp16/bf16 accumulate in float32 and round back; `argmax`/`argmin` give the
+- `reduce` and `scan` combine in their element type, as Triton types them (`tl.sum` of fp16 adds
+  fp16s; `tl.cumsum` of bf16 and `tl.sum(x, dtype=tl.float32)` convert to fp32 first): a 16-bit
+  float is rounded after every step, as the GPU does. A reduction folds halves (element i with
+  element i + n/2, until one is left), a scan goes along the axis; `argmax`/`argmin` give the
   first index among equal values. `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
   first rounded to tf32 (10 mantissa bits, to nearest, ties away: `cvt.rna.tf32.f32`).
@@ -31,8 +34,10 @@ The semantics, which are Triton's:
   is Triton's conversion (`dtypes.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
   clamped to the format's largest number, NaN to its NaN; the frontend computes every other op on
   fp8 values in fp32.
-- Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside every
-  array, or misaligned for its type, is an `InterpreterError` naming the op's source line. Masked-off
+- Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside the
+  arrays its pointer was made from (`pointer_origins`; every array, for a pointer of unknown
+  origin), misaligned for its type, or writing an array the caller made read-only, is an
+  `InterpreterError` naming the op's source line. Masked-off
   lanes never touch memory; a masked load gives `other`, or 0. Atomics apply their lanes one after
   another in element order, so lanes with one address all take effect; they return the old values
   (0 for masked lanes).
@@ -57,7 +62,8 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .address_space import Memory, as_dtype, bits_of, from_bits
+from .accesses import note_access, record_accesses  # noqa: F401 (record_accesses: the interpreter's face)
+from .address_space import Memory, as_dtype, bits_of, from_bits, pointer_origins
 from .dtypes import fp8_bits, float_from_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
 from .libdevice.twins import TWINS
@@ -152,17 +158,34 @@ SCANS: dict[str, Callable] = {
 }
 
 
+# --8<-- [start:reduce]
+def _halves(combine: Callable, xs: list, axis: int) -> list:
+    """The tree every reduction folds along `axis`: element i with element i + n/2, until one is
+    left. `combine(lefts, rights)` takes and gives one array per operand."""
+    xs = [np.moveaxis(x, axis, 0) for x in xs]
+    while xs[0].shape[0] > 1:
+        half = xs[0].shape[0] // 2
+        xs = combine([x[:half] for x in xs], [x[half:] for x in xs])
+    return [x[0] for x in xs]
+
+
+# The reductions and scans whose result depends on where each step rounds: 16-bit floats round
+# after every step (Triton combines them in their own type), so they go step by step.
+ROUNDED_STEPS = {"sum": np.add, "prod": np.multiply}
+
+
 def _reduce(program, op, *xs):
     """One array per result; several only with a combine function, which takes the left halves'
     elements and then the right halves' and gives one value per operand."""
-    if op.attrs["kind"] == "combine":  # a tree of the user's combine function, halves at a time
-        xs = [np.moveaxis(x, op.attrs["axis"], 0) for x in xs]
-        while xs[0].shape[0] > 1:
-            half = xs[0].shape[0] // 2
-            xs = program.run(op.regions[0], [x[:half] for x in xs] + [x[half:] for x in xs])
-        return _results(op, [x[0] for x in xs])
-    (x,) = xs
-    return as_dtype(op.result.dtype, REDUCERS[op.attrs["kind"]](_widen(x), axis=op.attrs["axis"]))
+    kind, axis = op.attrs["kind"], op.attrs["axis"]
+    if kind == "combine":
+        return _results(op, _halves(lambda a, b: program.run(op.regions[0], a + b), list(xs), axis))
+    (x,), dtype = xs, op.result.dtype
+    if kind in ROUNDED_STEPS and dtype.bits == 16 and dtype.is_floating():
+        step = lambda a, b: [as_dtype(dtype, ROUNDED_STEPS[kind](_widen(a[0]), _widen(b[0])))]
+        return _halves(step, [x], axis)[0]
+    return as_dtype(dtype, REDUCERS[kind](_widen(x), axis=axis))
+# --8<-- [end:reduce]
 
 
 def _results(op, arrays: list):
@@ -183,11 +206,16 @@ def _scan(program, op, *xs):
                 out[i] = a
         return _results(op, [np.moveaxis(out, 0, axis) for out in outs])
     (x,) = xs
-    axis, scan = op.attrs["axis"], SCANS[op.attrs["kind"]]
-    x = _widen(x)
-    if op.attrs.get("reverse", False):
-        return as_dtype(op.result.dtype, np.flip(scan(np.flip(x, axis), axis=axis), axis))
-    return as_dtype(op.result.dtype, scan(x, axis=axis))
+    axis, kind, dtype, reverse = op.attrs["axis"], op.attrs["kind"], op.result.dtype, op.attrs.get("reverse", False)
+    x = np.flip(x, axis) if reverse else x
+    if kind in ROUNDED_STEPS and dtype.bits == 16 and dtype.is_floating():
+        out = np.moveaxis(np.array(x, copy=True), axis, 0)
+        for i in range(1, out.shape[0]):  # each running value rounded, as the GPU's are
+            out[i] = as_dtype(dtype, ROUNDED_STEPS[kind](_widen(out[i - 1]), _widen(out[i])))
+        result = np.moveaxis(out, 0, axis)
+    else:
+        result = as_dtype(dtype, SCANS[kind](_widen(x), axis=axis))
+    return np.flip(result, axis) if reverse else result
 
 
 # --8<-- [start:dot]
@@ -218,7 +246,8 @@ def _gather(program, op, src, index):
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
         raise InterpreterError(op.loc, f"gather index {int(index[where])} at {where} is outside [0, {n}) "
-                                       f"along axis {axis}", "clamp or mask the indices: tl.where(i < n, i, 0)")
+                                       f"along axis {axis}",
+                               "clamp or mask the indices: tl.where(i < n, i, 0)")
     return np.take_along_axis(src, index.astype(np.int64), axis)
 
 
@@ -256,21 +285,33 @@ def _inline_asm(program, op, *xs):
 # --8<-- [end:shapes]
 
 
+def _note(program, op, pointer, mask, dtype: ir.DType) -> None:
+    """Tell the access recorder (accesses.py) which elements this op's lanes point at."""
+    note_access(program.memory, program.pid, op.name, pointer, mask, dtype.storage.itemsize,
+                op.loc.line if op.loc else None)
+
+
 def _load(program, op, pointer, mask=None, other=None):
-    loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc)
+    _note(program, op, pointer, mask, op.result.dtype)
+    loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc, program.origins_of(op))
     return loaded if other is None else np.where(mask, loaded, other)
 
 
 def _store(program, op, pointer, value, mask=None):
-    program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc)
+    _note(program, op, pointer, mask, op.operands[1].dtype)
+    program.memory.store(pointer, value, mask, op.operands[1].dtype, op.loc, program.origins_of(op))
 
 
 def _atomic(program, op, pointer, value, mask=None):
-    return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc)
+    _note(program, op, pointer, mask, op.result.dtype)
+    return program.memory.atomic(op.attrs["kind"], pointer, value, mask, op.result.dtype, op.loc,
+                                 program.origins_of(op))
 
 
 def _atomic_cas(program, op, pointer, expected, value):
-    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc)
+    _note(program, op, pointer, None, op.result.dtype)
+    return program.memory.atomic_cas(pointer, expected, value, op.result.dtype, op.loc,
+                                     program.origins_of(op))
 
 
 def _for(program, op, lower, upper, step, *carried):
@@ -409,12 +450,18 @@ RULES: dict[str, Callable] = {
 # --8<-- [start:run]
 @dataclass
 class Program:
-    """One program instance: its id, the grid, memory, and the value of every SSA value so far."""
+    """One program instance: its id, the grid, memory, the value of every SSA value so far, and
+    the arguments each pointer value was made from (`pointer_origins`)."""
 
     pid: tuple[int, int, int]
     grid: tuple[int, int, int]
     memory: Memory
     env: dict[int, Any]
+    origins: dict[int, tuple[str, ...]]
+
+    def origins_of(self, op: ir.Op) -> tuple[str, ...] | None:
+        """The arguments a memory op's pointer operand was made from, if known."""
+        return self.origins.get(id(op.operands[0]))
 
     def run(self, block: ir.Block, args: list) -> list:
         """Run a block's ops in order; return the values its terminator passes on."""
@@ -451,10 +498,11 @@ def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: M
     values = {id(param): _argument(param, value) for param, value in zip(fn.args, args)}
     memory.host_pointers = any(op.name in ("cast", "bitcast") and op.result.dtype.is_ptr() and
                                not op.operands[0].dtype.is_ptr() for op in fn.walk())
+    origins = pointer_origins(fn)
     grid = tuple(grid) + (1,) * (3 - len(grid))
     with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on a GPU
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
-                    Program((x, y, z), grid, memory, dict(values)).run(fn.body, [])
+                    Program((x, y, z), grid, memory, dict(values), origins).run(fn.body, [])
 # --8<-- [end:run]

@@ -11,18 +11,19 @@ hands everything else to the binder in Python. Chapter: 01-introduction (the lau
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from . import compiler, launcher
+from . import compiler, exercise_hooks, launcher
 from .dtypes import DType
-from .errors import CompilationError, LaunchError
-from .frontend import KernelFunction
+from .errors import (USER_ERRORS, ArgumentKindError, CompilationError, GlobalChanged, LaunchError, debugging,
+                     for_the_user, user_facing)
+from .frontend import GONE, GlobalRead, KernelFunction, dependencies
 from .kernel import INTERPRET_VARIABLES, Options, grid3, interpreting, launch_options
-from .language.core import constexpr_value
-from .specialize import MISSING, launch_key, plain_key, runtime_values, specialize
+from .specialize import MISSING, constant, launch_key, plain_key, runtime_values, specialize
 
 # --8<-- [start:launch-options]
 # What a launch may say besides the arguments, and the defaults: Triton's launch options (the
@@ -64,18 +65,16 @@ class JITFunction(KernelFunction, KernelInterface):
         """Launch over `grid`: the binder's fast path (one key, one dict lookup, one prepared call)."""
         return (self.__dict__.get("_binder") or self._make_binder())(grid, *args, **kwargs)
 
+    @user_facing
     def run_slow(self, *args, grid, **kwargs):
-        """Bind, specialize, find (or compile) the kernel for this key, then launch it over `grid`:
-        the interpreter's way, and the way of any call the fast path does not take."""
+        """Bind, check the grid, specialize, find (or compile) the kernel for this key, then launch
+        it over `grid`: the interpreter's way, and the way of any call the fast path does not take.
+        A mistake in the launch or the kernel reaches the user without minitriton's frames."""
         options = self.options(kwargs)
         bound = self.bind(args, kwargs)
-        try:
-            kernel = self.kernel_for(bound, options, target=None)
-        except CompilationError as e:
-            raise e.with_traceback(None)  # the message points at the kernel's line; frames would hide it
-        if callable(grid):
-            grid = grid(bound)
-        kernel.launch(grid3(grid), runtime_values(bound, kernel.runtime_args))
+        grid = grid3(grid(bound) if callable(grid) else grid)  # before compiling: a bad grid costs nothing
+        kernel = self.kernel_for(bound, options, target=None)
+        kernel.launch(grid, runtime_values(bound, kernel.runtime_args))
         return kernel
     # --8<-- [end:run]
 
@@ -97,6 +96,7 @@ class JITFunction(KernelFunction, KernelInterface):
             tuple(LAUNCH_OPTIONS[o] for o in options), MISSING, python, *INTERPRET_VARIABLES)
         return self._binder
 
+    @user_facing
     def warmup(self, *args, grid=None, target: str | None = None, **kwargs):
         """Compile without running; `target="sm_90"` compiles for a GPU that need not be here."""
         options = self.options(kwargs)  # first: it takes the options out of kwargs
@@ -107,20 +107,22 @@ class JITFunction(KernelFunction, KernelInterface):
         also has as a parameter (a constexpr named `num_stages`, say) is left in `kwargs` too."""
         chosen = {name: kwargs.get(name, default) if name in self.arg_names else kwargs.pop(name, default)
                   for name, default in LAUNCH_OPTIONS.items()}
-        if chosen["num_ctas"] != 1 and "num_ctas" not in self.arg_names:
+        if chosen["num_ctas"] not in (1, None) and "num_ctas" not in self.arg_names:
             _one_cta(chosen["num_ctas"])
+        if "extern_libs" not in self.arg_names:  # rare: its launches take this slow way
+            chosen["extern_libs"] = kwargs.pop("extern_libs", None)
         return launch_options(**chosen)
 
     def bind(self, args, kwargs) -> dict[str, Any]:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
-            raise LaunchError(f"{self.__name__}[grid](...): {e}; its parameters are "
-                              f"({', '.join(self.arg_names)})") from None
+            raise LaunchError(wrong_call(self, e, kwargs)) from None
         bound.apply_defaults()
         return bound.arguments
 
     def kernel_for(self, bound: dict, options: Options, target: str | None):
+        self.check_kernel_parameters()
         backend = "interpreter" if interpreting() and target is None else (target or "cuda")
         specs, constexprs = [], []
         for name, value in bound.items():
@@ -129,22 +131,86 @@ class JITFunction(KernelFunction, KernelInterface):
                                   "expected an array, an int, a float or a bool (strings can only be "
                                   f"given to tl.constexpr parameters: `{name}: tl.constexpr`)")
             if name in self.constexpr_names or value is None or isinstance(value, DType):
-                constexprs.append((name, _hashable(value)))
+                constexprs.append((name, constant(name, value)))
             else:
                 specs.append((name, specialize(name, value, specialized=name not in self.do_not_specialize)))
         options = replace(options, target=backend)
-        key = (tuple(specs), tuple(constexprs), options)
+        key = (tuple(specs), tuple(constexprs), exercise_hooks.installed(), options)
         kernel = self.cache.get(key)
+        if kernel is not None and (changed := _changed(kernel.globals_read)):
+            if target is None and backend != "interpreter":
+                raise _global_changed(self.__name__, changed) from None
+            kernel = None  # the interpreter reads globals as they are now, as Triton's does: compile again
         if kernel is None:
             name = _kernel_name(self.repr(Specialization.of(specs, constexprs))) if self.repr else None
             try:
+                reads = tuple(dependencies(self, [value for _, value in constexprs]).reads)
                 kernel = compiler.compile(compiler.ASTSource(self, dict(specs), dict(constexprs), name=name),
                                           target=backend, options=options)
-            except CompilationError as e:
-                # The message points at the kernel's own line; the compiler's frames would only hide it.
-                raise e.with_traceback(None)
+            except CompilationError as error:
+                raise misplaced_argument(self, bound, dict(specs), dict(constexprs), options, error) or error
+            kernel.globals_read = reads
             self.cache[key] = kernel
         return kernel
+
+
+# --8<-- [start:misplaced]
+# What an argument could have been instead, to see whether the kernel compiles with it: a number
+# (or None) tried as a pointer, an array as a number (a 0-d array is a pointer to its element).
+AS_POINTER = (("*fp32", False), ("*i32", False))
+AS_NUMBER = (("i32", False, False), ("fp32",))
+NUMBERS = ("i1", "i32", "i64", "u64", "fp32")  # what `specialize` makes of a bool, an int, a float
+
+
+def misplaced_argument(kernel: JITFunction, bound: dict, specs: dict, constexprs: dict, options: Options,
+                       error: CompilationError) -> ArgumentKindError | None:
+    """After `kernel` failed to compile: the argument of the wrong kind, if one explains the failure.
+    Each number (or None) is tried as a pointer and each array as a number, one at a time, in the
+    tile IR alone; if the kernel compiles with one of them changed, the mistake is that argument's,
+    and the error names it, at the line where the kernel's use of it failed. None if no single
+    argument explains the failure."""
+    for name, value in bound.items():
+        kind = specs[name][0] if name in specs else None
+        pointer = kind is not None and kind.startswith("*")
+        if name in kernel.constexpr_names or not (pointer or kind in NUMBERS or value is None):
+            continue
+        others = {n: c for n, c in constexprs.items() if n != name}
+        for instead in AS_NUMBER if pointer else AS_POINTER:
+            try:
+                compiler.tile_ir(compiler.ASTSource(kernel, {**specs, name: instead}, others), options)
+            except Exception:  # noqa: BLE001  (a probe that fails in any way explains nothing)
+                continue
+            if pointer:
+                wanted, hint = "a number", "pass a number" + (f" ({name}.item())" if getattr(value, "ndim", 1) == 0 else "")
+            else:
+                wanted, hint = "a pointer", "pass an array there (a torch tensor, a numpy array, a DeviceArray)"
+            misplaced = ArgumentKindError(error.loc, f"argument `{name}` of {kernel.__name__} is {_described(value)}, "
+                                          f"but the kernel uses it as {wanted} ({error.message})", hint)
+            misplaced.__cause__ = error if debugging() else None
+            misplaced.__suppress_context__ = True
+            return misplaced
+    return None
+
+
+def _described(value) -> str:
+    if value is None:
+        return "None"
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return "a 0-d array, which a kernel takes as a pointer to its one element" if len(shape) == 0 \
+            else f"an array of shape {tuple(shape)}, which a kernel takes as a pointer to its first element"
+    return f"the {type(value).__name__} {value!r}"
+# --8<-- [end:misplaced]
+
+
+def wrong_call(kernel, error: TypeError, kwargs: dict) -> str:
+    """What is wrong with a launch's arguments (Python's words), what the kernel takes, and the
+    parameter or launch option an unknown keyword was perhaps meant to be."""
+    options = [o for o in (*LAUNCH_OPTIONS, "extern_libs") if o not in kernel.arg_names]
+    unknown = [k for k in kwargs if k not in kernel.arg_names]
+    close = [m for k in unknown for m in difflib.get_close_matches(k, [*kernel.arg_names, *options], n=1)]
+    return (f"{kernel.__name__}[grid](...): {error}; its parameters are ({', '.join(kernel.arg_names)}), and "
+            f"a launch may also give {', '.join(options)}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
 
 
 @dataclass(frozen=True)
@@ -164,6 +230,24 @@ class Specialization:
         return cls(signature, constants)
 
 
+# --8<-- [start:globals]
+def _changed(reads: tuple[GlobalRead, ...]) -> list[GlobalRead]:
+    """The module-level values a compiled kernel read that no longer hold (`GlobalRead.holds`)."""
+    return [read for read in reads if not read.holds()]
+
+
+def _global_changed(kernel: str, changed: list[GlobalRead]) -> GlobalChanged:
+    """Triton's words for a launch that would run a kernel compiled with an old global's value."""
+    read = changed[0]
+    now = read.now()
+    return GlobalChanged(
+        f"Global variable {read.name} has changed since we compiled this kernel, from {read.value} to "
+        f"{'nothing (it was deleted)' if now is GONE else now} ({kernel}); a kernel reads module-level "
+        "values when it compiles: pass the value as an argument (a tl.constexpr parameter), or define "
+        "the kernel again to compile it with the new one")
+# --8<-- [end:globals]
+
+
 def _kernel_name(text: str) -> str:
     """A name PTX accepts: letters, digits and underscores, not starting with a digit."""
     name = re.sub(r"\W", "_", str(text))
@@ -181,7 +265,9 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     the interpreter and a call that does not fit the parameters go the slow way (`run_slow`),
     which raises any error, then the key gets its entry: here, and in the compiled fast path
     `fast` where there is one (launcher.c's binder launches every hit with a tuple grid itself
-    and hands anything else to this binder)."""
+    and hands anything else to this binder). A hit whose kernel read a module-level value that has
+    changed since goes the slow way too, which says so (launcher.c checks that each is the same
+    object; this binder, that each has the same value)."""
     params = list(kernel.signature.parameters.values())
     if not _bindable(params):
         return lambda grid, *args, **kwargs: kernel.run_slow(*args, grid=grid, **kwargs)
@@ -194,7 +280,7 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     keys = [(lambda v: (plain_key(v), v)) if names[i] in kernel.do_not_specialize else launch_key
             for i in runtime]
     options = {name: value for name, value in LAUNCH_OPTIONS.items() if name not in position}
-    table: dict[tuple, tuple] = {}  # launch key -> (kernel, prepared launch)
+    table: dict[tuple, tuple] = {}  # launch key -> (kernel, prepared launch, the globals it read)
 
     def bind(args: tuple, kwargs: dict):
         """(the parameters' values, the options) as Python would bind the call, or None."""
@@ -213,36 +299,40 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
         return None if any(v is MISSING for v in values) else (values, chosen)
 
     def binder(grid, *args, **kwargs):
-        bound = None if interpreting() else bind(args, kwargs)
-        if bound is None:
-            return kernel.run_slow(*args, grid=grid, **kwargs)
-        values, chosen = bound
-        read = [key_of(values[i]) for key_of, i in zip(keys, runtime)]
-        key = (*[k for k, _ in read], (*[values[i] for i in constants], *chosen.values()))
         try:
-            entry = table.get(key)
-        except TypeError:  # an unhashable constexpr: never a key of its own
-            return kernel.run_slow(*args, grid=grid, **kwargs)
-        if entry is None:
-            return miss(key, values, grid, args, kwargs)
-        if grid.__class__ is not tuple or len(grid) != 3:
-            grid = grid3(grid(dict(zip(names, values))) if callable(grid) else grid)
-        entry[1](grid, *[value for _, value in read])
-        return entry[0]
+            bound = None if interpreting() else bind(args, kwargs)
+            if bound is None:
+                return kernel.run_slow(*args, grid=grid, **kwargs)
+            values, chosen = bound
+            read = [key_of(values[i]) for key_of, i in zip(keys, runtime)]
+            key = (*[k for k, _ in read], (*[values[i] for i in constants], *chosen.values()))
+            try:
+                entry = table.get(key)
+            except TypeError:  # an unhashable constexpr: the slow way says which
+                return kernel.run_slow(*args, grid=grid, **kwargs)
+            if entry is None:
+                return miss(key, values, grid, args, kwargs)
+            if entry[2] and _changed(entry[2]):  # a global the kernel read has changed: the slow way says so
+                return kernel.run_slow(*args, grid=grid, **kwargs)
+            entry[1](grid3(grid(dict(zip(names, values))) if callable(grid) else grid), *[value for _, value in read])
+            return entry[0]
+        except USER_ERRORS as error:
+            raise for_the_user(error)
 
     def miss(key: tuple, values: list, grid, args: tuple, kwargs: dict):
         compiled = kernel.run_slow(*args, grid=grid, **kwargs)
         given = [names[i] for i in runtime]
-        if not set(compiled.runtime_args) <= set(given):  # members of tuples: launched the slow way
+        if not set(compiled.runtime_args) <= set(given) or exercise_hooks.installed():
+            # members of tuples, and kernels built with a reader's piece: launched the slow way
             return compiled
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])
         if prepared is not None:  # the interpreter has none
-            table[key] = (compiled, prepared.launch)
+            table[key] = (compiled, prepared.launch, compiled.globals_read)
             if fast is not None and not prepared.attributes:  # launch.c calls cuLaunchKernel only
                 fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
                          prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
-                         prepared.failure)
+                         prepared.failure, tuple((r.scope, r.name, r.value) for r in compiled.globals_read))
         return compiled
 
     binder.__name__ = binder.__qualname__ = kernel.__name__
@@ -271,12 +361,6 @@ launcher.when_launcher_loads(_install_compiled_subscript)
 def _one_cta(num_ctas) -> None:
     raise LaunchError(f"num_ctas={num_ctas!r}: minitriton launches one thread block per program "
                       "(thread block clusters are not supported); leave num_ctas out or pass 1")
-
-
-def _hashable(value):
-    if isinstance(value, list):
-        return tuple(value)
-    return constexpr_value(value)
 
 
 # --8<-- [start:jit]

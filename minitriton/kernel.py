@@ -12,13 +12,16 @@ Chapter: 01-introduction (the kernel a launch returns), 09-ptx-driver-cache (han
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from . import specialize
-from .errors import LaunchError
+from .errors import LaunchError, user_facing
 
 WARP_SIZE = 32
 
@@ -49,6 +52,7 @@ class Options:
     maxnreg: int | None = None  # at most this many registers per thread (PTX .maxnreg)
     launch_cooperative_grid: bool = False  # every program resident at once (cooperative launch)
     launch_pdl: bool = False  # may start before the previous kernel on the stream ends (PDL)
+    extern_libs: tuple[tuple[str, str], ...] = ()  # (name, bitcode path): "libdevice" replaces NVIDIA's
     target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
 
     def recorded(self) -> dict[str, Any]:
@@ -58,21 +62,48 @@ class Options:
 
 
 def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
-                   launch_pdl=False) -> Options:
-    """The launch options, checked, as the compiler takes them (the target is the caller's to fill)."""
-    if not _whole(num_warps) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
-        raise LaunchError(f"num_warps must be a power of two from 1 to 32, got {num_warps!r}")
-    if not _whole(num_stages) or num_stages < 0:
-        raise LaunchError(f"num_stages must be an int (0 or 1: no pipelining), got {num_stages!r}")
-    if maxnreg is not None and (not _whole(maxnreg) or maxnreg < 1):
-        raise LaunchError(f"maxnreg must be a positive int (registers per thread) or None, got {maxnreg!r}")
-    return Options(num_warps=int(num_warps), num_stages=int(num_stages), num_ctas=num_ctas,
-                   maxnreg=None if maxnreg is None else int(maxnreg),
-                   launch_cooperative_grid=bool(launch_cooperative_grid), launch_pdl=bool(launch_pdl))
+                   launch_pdl=False, extern_libs=None) -> Options:
+    """The launch options, checked, as the compiler takes them (the target is the caller's to fill).
+    An option given as None takes its default, as in Triton; a count may be a numpy integer."""
+    num_warps = _count("num_warps", num_warps, 4, lambda n: 1 <= n <= 32 and not n & (n - 1))
+    num_stages = _count("num_stages", num_stages, 3, lambda n: n >= 0)
+    maxnreg = _count("maxnreg", maxnreg, None, lambda n: n >= 1)
+    return Options(num_warps=num_warps, num_stages=num_stages, num_ctas=1 if num_ctas is None else num_ctas,
+                   maxnreg=maxnreg, launch_cooperative_grid=bool(launch_cooperative_grid),
+                   launch_pdl=bool(launch_pdl), extern_libs=_libraries(extern_libs))
 
 
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _libraries(extern_libs) -> tuple[tuple[str, str], ...]:
+    """Triton's `extern_libs={"libdevice": path}` as sorted (name, path) pairs, each path a file."""
+    if not extern_libs:
+        return ()
+    pairs = extern_libs.items() if isinstance(extern_libs, Mapping) else extern_libs
+    try:
+        pairs = sorted((str(name), os.fspath(path)) for name, path in pairs)
+    except (TypeError, ValueError):
+        raise LaunchError(f"extern_libs must map a library's name to its bitcode file, such as "
+                          f"{{'libdevice': '/path/libdevice.10.bc'}}, got {extern_libs!r}") from None
+    for name, path in pairs:
+        if not os.path.isfile(path):
+            raise LaunchError(f"extern_libs[{name!r}] is {path!r}, which is not a file: give the path of "
+                              f"the library's LLVM bitcode (.bc)")
+    return tuple(pairs)
+
+
+# What each option that counts something must be, in the words of its error (Triton's for num_warps).
+COUNTS = {"num_warps": "a power of 2 from 1 to 32 (a program is num_warps warps of 32 threads)",
+          "num_stages": "an int >= 0 (0 or 1: loads are not pipelined)",
+          "maxnreg": "a positive int (registers per thread) or None"}
+
+
+def _count(name: str, value, default, valid: Callable[[int], bool]):
+    """An option that counts something, as a Python int: an int or a numpy integer, never a bool
+    (True is no number of warps), for which `valid` holds; None is the default."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not valid(int(value)):
+        raise LaunchError(f"{name} must be {COUNTS[name]}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -117,6 +148,7 @@ class KernelMetadata(Mapping):
     maxnreg: int | None = None  # the register limit asked for, or None
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
+    extern_libs: tuple[tuple[str, str], ...] = ()
     shared_bytes: int = 0  # dynamic shared memory per program
     registers: int | None = None  # per thread, as ptxas reports it
     spill_stores: int | None = None  # bytes per thread stored to local memory for lack of registers
@@ -126,6 +158,7 @@ class KernelMetadata(Mapping):
     def __post_init__(self):
         for name in ("runtime_args", "signature"):  # lists when read back from the disk cache
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "extern_libs", tuple(tuple(pair) for pair in self.extern_libs))
 
     @property
     def shared(self) -> int:
@@ -162,16 +195,39 @@ class KernelMetadata(Mapping):
 _METADATA_FIELDS = tuple(f.name for f in dataclasses.fields(KernelMetadata))
 
 
+# --8<-- [start:grid]
+# The most programs CUDA launches along each axis of a grid (gridDim.x, .y, .z).
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
 def grid3(grid) -> tuple[int, int, int]:
-    """`grid` as (x, y, z): an int, or 1 to 3 non-negative ints (the common `(n,)` first)."""
-    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and grid[0] >= 0:
+    """`grid` as (x, y, z), checked before any backend runs it: an int, or a tuple (a list, a
+    1-d numpy array) of 1 to 3 ints, each at least 0 (a grid with a 0 launches nothing, as in Triton) and at most
+    CUDA's limit for its axis. The common `(n,)` is answered first."""
+    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and 0 <= grid[0] <= GRID_LIMITS[0]:
         return (grid[0], 1, 1)
-    if isinstance(grid, int):
+    if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
         grid = (grid,)
-    grid = tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
-        raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {grid}")
-    return grid + (1,) * (3 - len(grid))
+    if not isinstance(grid, (tuple, list, np.ndarray)) or np.ndim(grid) > 1 and isinstance(grid, np.ndarray) \
+            or not 1 <= len(grid) <= 3:
+        raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {_shown(grid)}; write a tuple "
+                          f"of ints, or a function of the launch's arguments that returns one: "
+                          f"lambda meta: (triton.cdiv(n, meta['BLOCK']),)")
+    for axis, size in enumerate(grid):
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+            raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {_shown(grid)}: size "
+                              f"{'xyz'[axis]} is a {type(size).__name__}, not an int; count programs "
+                              f"with triton.cdiv(n, BLOCK), an int (n / BLOCK is a float)")
+        if not 0 <= size <= GRID_LIMITS[axis]:
+            raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, at most {GRID_LIMITS} (CUDA's "
+                              f"limits), got {_shown(grid)}: size {'xyz'[axis]} is {int(size)}; give each "
+                              f"program more of the work, or put the largest size first")
+    return tuple(int(size) for size in grid) + (1,) * (3 - len(grid))
+# --8<-- [end:grid]
+
+
+def _shown(grid) -> str:
+    return repr(grid) if isinstance(grid, (tuple, list)) else f"{type(grid).__name__} {grid!r}"
 
 
 @dataclass
@@ -189,6 +245,7 @@ class CompiledKernel:
     launcher: Any = None
     loader: Callable[[], Any] | None = None
     arg_names: list[str] = field(default_factory=list)  # every parameter, constexprs included
+    globals_read: tuple = ()  # the module-level values it was compiled with (frontend.GlobalRead)
 
     def __post_init__(self):
         if not isinstance(self.metadata, KernelMetadata):
@@ -223,7 +280,7 @@ class CompiledKernel:
         """`compiled[grid](*args, stream=None)`, as Triton's: `args` are the runtime arguments, or
         every argument the kernel takes (constexprs included, and left out here)."""
         grid = grid3(grid)
-        return lambda *args, stream=None: self.launch(grid, self.runtime_values(args), stream)
+        return user_facing(lambda *args, stream=None: self.launch(grid, self.runtime_values(args), stream))
 
     def runtime_values(self, args: tuple) -> list:
         if len(args) == len(self.runtime_args):

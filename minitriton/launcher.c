@@ -27,9 +27,10 @@ typedef int (*cu_launch_kernel)(void *function, unsigned gx, unsigned gy, unsign
                                 void **params, void **extra);
 
 /* One launch key's prepared launch. kinds: one struct code per kernel parameter ('P' a pointer,
- * '*' a value only the Python launch packs); positions: which runtime value each parameter takes. */
+ * '*' a value only the Python launch packs); positions: which runtime value each parameter takes;
+ * guards: (globals, name, value) for each module-level value the kernel was compiled with. */
 typedef struct {
-    PyObject *kernel, *stream_of, *python_launch, *failure;
+    PyObject *kernel, *stream_of, *python_launch, *failure, *guards;
     void *function;
     unsigned block_x, shared_bytes;
     Py_ssize_t count;
@@ -70,7 +71,8 @@ static PyObject *int_key(PyObject *v, long long *out) {
 static int read_arg(FastPath *self, Py_ssize_t i, PyObject *v, PyObject **key, PyObject **value,
                     uint64_t *address, int *has_address) {
     *has_address = 0;
-    if (self->plain[i]) { /* do_not_specialize: specialize.plain_key, the class or for an int whether it fits in 32 bits */
+    /* do_not_specialize: specialize.plain_key, the class or for an int whether it fits in 32 bits */
+    if (self->plain[i]) {
         if (PyLong_CheckExact(v)) {
             int overflow;
             long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -236,8 +238,11 @@ done:
     return 1;
 }
 
-/* The grid as three unsigned ints: a tuple of 1 to 3 ints read directly, anything else through
- * `grid3` (which raises the clear error). */
+/* The most programs CUDA launches along x, y and z: kernel.GRID_LIMITS. */
+static const long long GRID_LIMITS[3] = {0x7FFFFFFFLL, 65535, 65535};
+
+/* The grid as three unsigned ints: a tuple of 1 to 3 ints within CUDA's limits read directly,
+ * anything else through `grid3` (which raises the clear error). */
 static int read_grid(FastPath *self, PyObject *grid, unsigned dims[3]) {
     if (PyTuple_CheckExact(grid) && PyTuple_GET_SIZE(grid) >= 1 && PyTuple_GET_SIZE(grid) <= 3) {
         Py_ssize_t n = PyTuple_GET_SIZE(grid), i;
@@ -249,7 +254,7 @@ static int read_grid(FastPath *self, PyObject *grid, unsigned dims[3]) {
             if (!PyLong_CheckExact(g))
                 break;
             long long x = PyLong_AsLongLong(g);
-            if (x < 0 || x > 0xFFFFFFFFLL) {
+            if (x < 0 || x > GRID_LIMITS[i]) {
                 PyErr_Clear();
                 break;
             }
@@ -323,8 +328,21 @@ static PyObject *launch(FastPath *self, Entry *e, PyObject *grid, PyObject **val
     return e->kernel;
 }
 
+/* 1 if each module-level value the entry's kernel read is still the object it was compiled with;
+ * 0 if one is not (the Python binder then compares values, and says which changed); -1 on error. */
+static int guards_hold(Entry *e) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(e->guards); i++) {
+        PyObject *guard = PyTuple_GET_ITEM(e->guards, i);
+        PyObject *now = PyDict_GetItemWithError(PyTuple_GET_ITEM(guard, 0), PyTuple_GET_ITEM(guard, 1));
+        if (now != PyTuple_GET_ITEM(guard, 2))
+            return PyErr_Occurred() ? -1 : 0;
+    }
+    return 1;
+}
+
 // --8<-- [start:fast-call]
-/* Launch the entry of this call's key: the kernel, or on a miss the key (new references). */
+/* Launch the entry of this call's key: the kernel, or on a miss the key (new references). A key
+ * whose kernel read a module-level value that has changed since is a miss too. */
 static PyObject *hit_or_key(FastPath *self, PyObject *grid, PyObject *constants, PyObject *const *args,
                             Py_ssize_t n) {
     PyObject *values[MAX_ARGS];
@@ -334,15 +352,16 @@ static PyObject *hit_or_key(FastPath *self, PyObject *grid, PyObject *constants,
     if (key == NULL)
         return NULL;
     PyObject *capsule = PyDict_GetItemWithError(self->table, key);
+    Entry *e = capsule == NULL ? NULL : (Entry *)PyCapsule_GetPointer(capsule, NULL);
+    int held = e == NULL ? 0 : guards_hold(e);
     PyObject *result;
-    if (capsule == NULL) {
+    if (held <= 0) {
         result = PyErr_Occurred() ? NULL : key;
         if (result == NULL)
             Py_DECREF(key);
     } else {
         Py_DECREF(key);
-        result = launch(self, (Entry *)PyCapsule_GetPointer(capsule, NULL), grid, values, addresses,
-                        has_address);
+        result = launch(self, e, grid, values, addresses, has_address);
     }
     for (Py_ssize_t i = 0; i < n; i++)
         Py_DECREF(values[i]);
@@ -372,6 +391,7 @@ static void entry_clear(Entry *e) {
     Py_XDECREF(e->stream_of);
     Py_XDECREF(e->python_launch);
     Py_XDECREF(e->failure);
+    Py_XDECREF(e->guards);
     PyMem_Free(e);
 }
 
@@ -379,23 +399,39 @@ static void entry_free(PyObject *capsule) {
     entry_clear((Entry *)PyCapsule_GetPointer(capsule, NULL));
 }
 
-/* add(key, kernel, function, block_x, shared_bytes, kinds, positions, stream_of, python_launch, failure) */
+/* add(key, kernel, function, block_x, shared_bytes, kinds, positions, stream_of, python_launch, failure,
+ *     guards=()) */
 static PyObject *fast_add(FastPath *self, PyObject *args) {
-    PyObject *key, *kernel, *positions, *stream_of, *py_launch, *failure;
+    PyObject *key, *kernel, *positions, *stream_of, *py_launch, *failure, *guards = NULL;
     unsigned long long function;
     unsigned block_x, shared_bytes;
     const char *kinds;
     Py_ssize_t nkinds;
-    if (!PyArg_ParseTuple(args, "OOKIIs#O!OOO", &key, &kernel, &function, &block_x, &shared_bytes, &kinds,
-                          &nkinds, &PyTuple_Type, &positions, &stream_of, &py_launch, &failure))
+    if (!PyArg_ParseTuple(args, "OOKIIs#O!OOO|O!", &key, &kernel, &function, &block_x, &shared_bytes, &kinds,
+                          &nkinds, &PyTuple_Type, &positions, &stream_of, &py_launch, &failure, &PyTuple_Type,
+                          &guards))
         return NULL;
     if (nkinds != PyTuple_GET_SIZE(positions) || nkinds > MAX_ARGS) {
         PyErr_SetString(PyExc_ValueError, "one kind and one position per parameter, at most 64");
         return NULL;
     }
+    guards = guards == NULL ? PyTuple_New(0) : (Py_INCREF(guards), guards);
+    if (guards == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(guards); i++) {
+        PyObject *guard = PyTuple_GET_ITEM(guards, i);
+        if (!PyTuple_Check(guard) || PyTuple_GET_SIZE(guard) != 3 || !PyDict_Check(PyTuple_GET_ITEM(guard, 0))) {
+            Py_DECREF(guards);
+            PyErr_SetString(PyExc_TypeError, "each guard is a tuple (globals dict, name, value)");
+            return NULL;
+        }
+    }
     Entry *e = PyMem_Calloc(1, sizeof(Entry));
-    if (e == NULL)
+    if (e == NULL) {
+        Py_DECREF(guards);
         return PyErr_NoMemory();
+    }
+    e->guards = guards;
     e->function = (void *)(uintptr_t)function;
     e->block_x = block_x;
     e->shared_bytes = shared_bytes;
@@ -405,6 +441,7 @@ static PyObject *fast_add(FastPath *self, PyObject *args) {
         e->python_only |= strchr("P?bhiqBHIQfd", kinds[j]) == NULL;
         e->positions[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, j));
         if (e->positions[j] < 0 || e->positions[j] >= self->nargs) {
+            Py_DECREF(guards);
             PyMem_Free(e);
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "a position outside the runtime arguments");
@@ -484,7 +521,7 @@ static PyObject *fast_len(FastPath *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef fast_methods[] = {
     {"add", (PyCFunction)fast_add, METH_VARARGS, "add(key, kernel, function, block_x, shared_bytes, kinds, "
-     "positions, stream_of, python_launch, failure): the prepared launch of one key"},
+     "positions, stream_of, python_launch, failure, guards=()): the prepared launch of one key"},
     {"key", (PyCFunction)(void (*)(void))fast_key, METH_FASTCALL, "key(constants, *values)"},
     {"entries", (PyCFunction)fast_len, METH_NOARGS, "how many keys have a prepared launch"},
     {NULL, NULL, 0, NULL},

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .cache import cache_dir
+from .cache import cache_dir, make_folder, remove
 from .driver import DEFAULT_SHARED_LIMIT, CudaError, Kernel, _cuda, pointer_of, stream_getter
 from .dtypes import FACTS, POINTER_FACTS, bf16_bits
 from .errors import LaunchError
@@ -111,6 +111,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
                  else f"_bf16_parameter({a})" if slot == "bf16" else a
                  for a, slot in zip(names, slots)]
+    arguments = ",\n                  ".join(converted)  # one a line, under the first
     if bound:
         head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
                 "    if not (grid[0] and grid[1] and grid[2]):\n"
@@ -127,7 +128,7 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
         head +
         "    with _lock:\n"
         "        try:\n"
-        f"            _pack(_storage, 0, {', '.join(converted)})\n"
+        f"            _pack(_storage, 0,\n                  {arguments})\n"
         "        except _PACK_ERRORS:\n"
         f"            raise _bad_arguments({values}) from None\n"
         + (f"        err, = _cuLaunchKernelEx(_configure(grid, {block_x}, {shared_bytes}, {stream}),\n"
@@ -175,9 +176,9 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
 
     def launch_failure(code, grid, block_x, shared_bytes) -> Exception:
         if code == _cuda().CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
-            return LaunchError(f"kernel {kernel.name} was launched with launch_cooperative_grid=True over "
-                               f"{tuple(grid)} programs, more than fit on the GPU at once; use a grid of "
-                               f"at most the multiprocessors times the programs that fit on one")
+            return LaunchError(f"kernel {kernel.name} was launched with launch_cooperative_grid=True "
+                               f"over {tuple(grid)} programs, more than fit on the GPU at once; use a "
+                               f"grid of at most the multiprocessors times the programs that fit on one")
         if block_x > kernel.max_threads_per_block:
             return LaunchError(f"kernel {kernel.name} was launched with {block_x} threads per block; "
                                f"it allows at most {kernel.max_threads_per_block}")
@@ -202,9 +203,11 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch = namespace["launch"]
     launch.source, launch.kernel, launch.signature = source, kernel, list(signature)
     launch.block_x, launch.shared_bytes, launch.attributes = block_x, shared_bytes, tuple(attributes)
-    launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x, shared_bytes)
+    launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x,
+                                                       shared_bytes)
+    # what the compiled fast path packs; '*' it leaves to `launch`
     launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
-                           for s in slots)  # what the compiled fast path packs; '*' it leaves to `launch`
+                           for s in slots)
     return launch
 # --8<-- [end:binder]
 
@@ -264,7 +267,7 @@ def compiled_launcher() -> tuple[Any, str]:
     tag = hashlib.sha256(_C_LAUNCHER.read_bytes() + sys.version.encode()).hexdigest()[:16]
     path = cache_dir() / "launcher" / f"_launcher-{tag}{sysconfig.get_config_var('EXT_SUFFIX')}"
     for attempt in range(2):
-        if not path.exists():  # build it: the first time on this machine, source and Python
+        if not _intact(path):  # build it: the first time on this machine, source and Python (or damaged)
             why = _build_launcher(path)
             if why:
                 return None, why
@@ -272,8 +275,8 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-        except (ImportError, OSError) as error:  # a damaged file: built again, once
-            path.unlink(missing_ok=True)
+        except (ImportError, OSError) as error:  # a damaged file (or a folder in its place): built again, once
+            remove(path)
             why = f"the built launcher would not load: {error}"
             continue
         for hook in _LOAD_HOOKS:
@@ -294,6 +297,19 @@ def when_launcher_loads(hook: Callable) -> None:
             hook(module)
 
 
+def _intact(path: Path) -> bool:
+    """Whether the launcher built at `path` is whole: loading a truncated shared object can kill the
+    process (SIGBUS), so its sha256, written beside it when it was built, is checked first."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == _digest_of(path).read_text()
+    except OSError:
+        return False
+
+
+def _digest_of(path: Path) -> Path:
+    return path.with_name(f"{path.name}.sha256")
+
+
 def _build_launcher(path: Path) -> str:
     """Compile launcher.c to `path`; "" on success, else why not."""
     compiler = shutil.which(os.environ.get("CC", "cc"))
@@ -301,14 +317,19 @@ def _build_launcher(path: Path) -> str:
     if compiler is None or not os.path.exists(os.path.join(include, "Python.h")):
         return f"no C compiler or no Python.h in {include}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
     except OSError as error:
         return f"cannot write {path.parent}: {error}"
     scratch = path.with_name(f".{os.getpid()}-{path.name}")
-    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER), "-o", str(scratch)],
+    built = subprocess.run([compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(_C_LAUNCHER),
+                            "-o", str(scratch)],
                            capture_output=True, text=True)
     if built.returncode:
         return f"{compiler} failed on launcher.c: {built.stderr.strip()[-400:]}"
+    _digest_of(scratch).write_text(hashlib.sha256(scratch.read_bytes()).hexdigest())
+    os.replace(_digest_of(scratch), _digest_of(path))
+    if path.is_dir():  # a folder in its place, which nothing could replace
+        remove(path)
     os.replace(scratch, path)  # whole, so another process never loads half a file
     return ""
 # --8<-- [end:compiled-launcher]

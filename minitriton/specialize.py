@@ -19,6 +19,10 @@ Chapter: 02-frontend (specialization), 09-ptx-driver-cache (the launch key).
 """
 from __future__ import annotations
 
+import dataclasses
+import enum
+import inspect
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +30,7 @@ import numpy as np
 
 from .dtypes import DType, array_address, dtype_of_array, dtype_of_signature, pointer_type
 from .errors import LaunchError
+from .language.core import constexpr_value
 from .tools.tensor_descriptor import TensorDescriptor
 
 
@@ -55,10 +60,12 @@ class Constant:
 
 @dataclass(frozen=True)
 class AggregateSpec:
-    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each member."""
+    """A tuple (or namedtuple) argument, or a TensorDescriptor: the specialization of each
+    member."""
 
     kind: type  # tuple, a namedtuple class, or TensorDescriptor
-    names: tuple[str, ...]  # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    # the members': "0", "1", ...; a namedtuple's fields; "base", "shape", "strides"
+    names: tuple[str, ...]
     members: tuple  # an ArgSpec, a Constant or an AggregateSpec for each
     fixed: tuple = ()  # a descriptor's block shape and padding
 
@@ -79,17 +86,69 @@ def runtime_values(bound: dict[str, Any], names: list[str]) -> list:
     return values
 
 
-def key_json(key):
-    """A specialization as plain JSON, for the disk cache's key: a tuple's class by its name and a
-    compile-time member by its repr (a @jit function by the hash of its source)."""
-    if isinstance(key, tuple):
-        return [key_json(k) for k in key]
-    if key is None or isinstance(key, (str, int, float, bool)):
-        return key
-    if isinstance(key, type):
-        return f"{key.__module__}.{key.__qualname__}"
-    return getattr(key, "cache_key", None) or repr(key)
 # --8<-- [end:aggregate-spec]
+
+
+# --8<-- [start:key-json]
+class NoStableKey(TypeError):
+    """A compile-time value known only by where it lives in this process (an object without a
+    plain form): a kernel that depends on one is compiled anew in each process, never found on disk."""
+
+
+def key_json(value):
+    """A compile-time value as plain JSON, for the disk cache's key: a specialization, a constexpr,
+    or a module-level value a kernel reads. None, bools, ints and strings stay as they are (JSON
+    tells 1, True and "1" apart) and a tuple becomes a list; any other value becomes a one-key
+    object naming its kind: a float by its repr, a list, dict or set by its members, a dtype by its
+    name, a @jit function by the hash of its source and of what it reads, a class or a builtin by
+    its qualified name, a Python function by its source, any other object by its fields. A value
+    with none of these forms raises NoStableKey."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if type(value) is tuple:
+        return [key_json(v) for v in value]
+    if isinstance(value, float):
+        return {"float": repr(value)}  # a float's repr is exact, and nan equals nan
+    if isinstance(value, (list, tuple)):  # a namedtuple by its class
+        return {_qualified(type(value)): [key_json(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": sorted(([key_json(k), key_json(v)] for k, v in value.items()), key=_canonical)}
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted((key_json(v) for v in value), key=_canonical)}
+    if type(value).__name__ == "constexpr":  # minitriton's, or Triton's
+        return {"constexpr": key_json(value.value)}
+    if isinstance(value, DType):
+        return {"dtype": value.name}
+    if isinstance(value, np.generic):
+        return {f"numpy.{value.dtype.name}": key_json(value.item())}
+    if isinstance(value, enum.Enum):
+        return {"enum": f"{_qualified(type(value))}.{value.name}"}
+    if isinstance(value, type):
+        return {"type": _qualified(value)}
+    if hasattr(value, "cache_key"):  # a @jit function
+        return {"jit": value.cache_key}
+    function = getattr(value, "fn", getattr(value, "__func__", value))  # a constexpr_function, a method
+    if inspect.isfunction(function):
+        try:
+            return {"function": inspect.getsource(function)}
+        except (OSError, TypeError):
+            raise NoStableKey(f"the source of {value!r} cannot be read") from None
+    if inspect.isroutine(value):  # a builtin (math.sqrt)
+        return {"builtin": _qualified(value)}
+    if dataclasses.is_dataclass(value):
+        return {_qualified(type(value)): key_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})}
+    if hasattr(value, "__dict__"):  # an object holding its fields (a config object, a namespace)
+        return {_qualified(type(value)): key_json(vars(value))}
+    raise NoStableKey(f"{value!r} (a {type(value).__name__}) has no value that another process could compare")
+
+
+def _qualified(value) -> str:
+    return f"{getattr(value, '__module__', None)}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+
+
+def _canonical(key) -> str:
+    return json.dumps(key, sort_keys=True)
+# --8<-- [end:key-json]
 
 
 class _Missing:
@@ -104,6 +163,38 @@ MISSING = _Missing()
 
 class ArgumentOverflow(LaunchError, OverflowError):
     """An int argument that no 64-bit type holds (an OverflowError, as Triton raises)."""
+
+
+# --8<-- [start:constant]
+def constant(name: str, value):
+    """A compile-time argument (a `tl.constexpr` parameter's, or None) as the compiler sees it and
+    the kernel's cache keys it: a numpy number as the Python number it holds (`BLOCK=np.int64(16)`
+    is 16), a list as a tuple. An array, or anything unhashable, is a LaunchError: the value is
+    part of the compiled kernel."""
+    value = constexpr_value(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list):
+        value = tuple(constant(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if _is_array(value):
+        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled for, but got "
+                          f"an array ({type(value).__name__}); pass a number, a string, a dtype or a tuple "
+                          f"of them, or drop the tl.constexpr annotation to pass the array at run time")
+    try:
+        hash(value)
+    except TypeError:
+        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled (and "
+                          f"cached) for, so it must be hashable; got a {type(value).__name__}: pass a "
+                          f"number, a string, a dtype or a tuple of them") from None
+    return value
+# --8<-- [end:constant]
+
+
+def _is_array(value) -> bool:
+    try:
+        return dtype_of_array(value) is not None
+    except LaunchError:  # an array of elements minitriton has no dtype for
+        return True
 
 
 # --8<-- [start:specialize]
@@ -122,13 +213,17 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         elif 0 <= value < 2**64:
             kind = "u64"
         else:
-            raise ArgumentOverflow(f"argument `{name}` = {value} does not fit in 64 bits")
+            raise ArgumentOverflow(f"argument `{name}` = {value} is out of range: it does not fit in 64 bits "
+                                   f"(-2**63 to 2**64 - 1; integer to be specialized too large to "
+                                   f"represent)")
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)
-    if isinstance(value, tuple):  # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    # a namedtuple keeps its class; any other tuple (torch.Size) is a tuple
+    if isinstance(value, tuple):
         kind = type(value) if hasattr(type(value), "_fields") else tuple
-        return ("tuple", kind, tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
+        return ("tuple", kind,
+                tuple(_member(f"{name}[{i}]", v, specialized) for i, v in enumerate(value)))
     if isinstance(value, TensorDescriptor):
         members = (value.base, tuple(value.shape), tuple(value.strides))
         return ("tensordesc", tuple(value.block_shape), value.padding,
@@ -142,7 +237,8 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
 
 def _member(name: str, value, specialized: bool) -> tuple:
     """A tuple member's specialization: ("constexpr", value) for one known at compile time."""
-    if value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr" or callable(value):
+    if (value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr"
+            or callable(value)):
         return ("constexpr", value)
     return specialize(name, value, specialized)
 
@@ -191,7 +287,8 @@ def launch_key(value) -> tuple:
     if interface is not None:
         pointer = interface["data"][0]
         return (interface["typestr"], pointer & 15 == 0, "cuda"), pointer
-    interface = getattr(value, "__array_interface__", None)  # numpy: a host array, refused on a new key
+    # numpy: a host array, refused on a new key
+    interface = getattr(value, "__array_interface__", None)
     if interface is not None:
         return (interface["typestr"], interface["data"][0] & 15 == 0, "host"), value
     if value is MISSING:

@@ -151,6 +151,45 @@ def ir_graph(fn: ir.Function) -> str:
 # Listings: what the compiler prints for the chapters' kernels.
 # ---------------------------------------------------------------------------------------------------
 
+WIDTH = 100  # columns: the widest line a listing shows, so that it fits the book's column at page size
+
+
+def _packed(pieces: list[str], indent: str) -> str:
+    """`pieces` joined into lines of at most WIDTH columns (where a piece fits), each line after the
+    first starting with `indent`."""
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + len(piece.rstrip()) > WIDTH:
+            lines[-1] = lines[-1].rstrip()
+            lines.append(indent + piece)
+        else:
+            lines[-1] += piece
+    return "\n".join(lines).rstrip()
+
+
+def _narrow_message(text: str) -> str:
+    """A message whose lines past WIDTH are broken at spaces and continued four columns further in."""
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        lines += textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_long_words=False,
+                               break_on_hyphens=False) if len(line) > WIDTH else [line]
+    return "\n".join(lines)
+
+
+def _narrow_llvm(text: str) -> str:
+    """LLVM IR whose lines past WIDTH are broken after a comma outside quotes (LLVM reads a line
+    break as a space) and continued six columns further in."""
+    lines = []
+    for line in text.splitlines():
+        if len(line) <= WIDTH:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()) + 6)
+        lines.append(_packed(re.findall(r'(?:"[^"]*"|[^",])+,? *', line), indent))
+    return "\n".join(lines)
+
+
 def _aligned(n: int, dtype) -> np.ndarray:
     """An array whose address is a multiple of 16, as arrays a kernel receives usually are."""
     dtype = np.dtype(dtype)
@@ -172,7 +211,7 @@ def _error(action) -> str:
     try:
         action()
     except (CompilationError, InterpreterError) as e:
-        return _relative(f"{type(e).__name__}: {e}")
+        return _narrow_message(_relative(f"{type(e).__name__}: {e}"))
     raise AssertionError("the example was supposed to fail")
 
 
@@ -237,9 +276,13 @@ def listings() -> dict[str, str]:
     out["error.tile_condition"] = _error(lambda: ttir(mistakes.relu, f32, BLOCK=4))
     out["error.loop_type"] = _error(lambda: ttir(mistakes.total, f32, f32, 100, BLOCK=4))
     x = np.zeros(1000, np.float32)
+    buffer = np.zeros(8 * 16 + 16, np.float32)  # an 8 x 16 matrix, and the output right after it
     with interpreting():
         out["error.out_of_bounds"] = _error(
             lambda: mistakes.add_unmasked[(triton.cdiv(1000, 256),)](x, x, np.empty_like(x), 1000, BLOCK=256))
+        out["error.wrong_kind"] = _error(lambda: mistakes.scale[(4,)](x, None, 2.0, 1000, BLOCK=256))
+        out["error.walks_out"] = _error(
+            lambda: mistakes.first_column[(1,)](buffer[:128], buffer[128:], 16, ROWS=16))
     out["hand_built.ttir"] = ir.print_function(hand_built.build_scale(8))
     out["hand_built.verify"] = f"VerificationError: {hand_built.break_scale()}"
     out["first_kernel.output"] = script_output("first_kernel")
@@ -283,6 +326,19 @@ def compiled(kernel, *args, **kwargs):
 def _lines(text: str, *words: str) -> str:
     """The lines of `text` that contain any of `words`, tabs turned into spaces."""
     return "\n".join(line.expandtabs(8) for line in text.splitlines() if any(w in line for w in words))
+
+
+def _with_aliases(listing: str, shown: str) -> str:
+    """`shown`, lines picked from a printed `listing`, under the definitions of the layout aliases
+    it names (and the parents they name), in the listing's order."""
+    definitions = dict(line.split(" = ", 1) for line in listing.splitlines() if line.startswith("#"))
+    needed, todo = set(), re.findall(r"#\w+?\d+\b", shown)
+    while todo:
+        alias = todo.pop()
+        if alias in definitions and alias not in needed:
+            needed.add(alias)
+            todo += re.findall(r"#\w+?\d+\b", definitions[alias])
+    return "\n".join([f"{a} = {d}" for a, d in definitions.items() if a in needed] + [shown])
 
 
 def _between(text: str, first: str, stop: str) -> str:
@@ -480,7 +536,7 @@ def barrier_graph(fn: ir.Function, title: str) -> str:
 
 def _layout_bases(layout, shape, index, warp, lane) -> str:
     """What a distributed layout answers, as the layouts chapter shows it."""
-    return "\n".join([
+    lines = [
         f"{layout}  over {list(shape)}",
         f"register bases   {layout.register_bases(shape)}",
         f"lane bases       {layout.lane_bases(shape)}",
@@ -489,7 +545,8 @@ def _layout_bases(layout, shape, index, warp, lane) -> str:
         f"warp fields      {layout.warp_fields(shape)}",
         f"owner({index})  {layout.owner(index, shape)}   # (warp, lane, register)",
         f"elements(warp={warp}, lane={lane})  {layout.elements(warp, lane, shape)}",
-    ])
+    ]
+    return "\n".join(_packed(re.findall(r"[^,]+,? *", line), " " * 18) for line in lines)
 
 
 def _buffers_text(kernel: BackendIR) -> str:
@@ -522,8 +579,8 @@ def backend_listings() -> dict[str, str]:
     out["softmax.layout"] = compiled(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024,
                                      num_stages=2).asm["layout"]
     args, kwargs = _matmul_args(1, 64)
-    out["matmul.layout.dot"] = _lines(compiled(matmul_kernel, *args, **kwargs).asm["layout"],
-                                      " = load ", "convert_layout", " = dot ", "store ")
+    listing = compiled(matmul_kernel, *args, **kwargs).asm["layout"]
+    out["matmul.layout.dot"] = _with_aliases(listing, _lines(listing, " = load ", "convert_layout", " = dot ", "store "))
     # 5. coalescing
     specs = {name: arg_spec(specialize(name, value)) for name, value in
              [("x_ptr", f32), ("y_ptr", f32), ("output_ptr", f32), ("n_elements", 98_304)]}
@@ -555,12 +612,12 @@ def backend_listings() -> dict[str, str]:
     out["matmul.out_of_resources"] = _out_of_resources(backend_ir(matmul_kernel, *args, **kwargs).fn, 48 * 1024)
     # 8. LLVM IR
     add = compiled(add_kernel, f32, f32, f32, 98_304, BLOCK_SIZE=512)
-    out["add.llir"] = add.asm["llir"]
+    out["add.llir"] = _narrow_llvm(add.asm["llir"])
     bessel = compiled(example("frontend_examples").bessel, f32, f32, 100, BLOCK=512)
     out["bessel.llir.calls"] = _lines(bessel.asm["llir"], "__nv_")
-    out["add.llir.first_load"] = _between(add.asm["llir"], "define ptx_kernel", "extractvalue")
+    out["add.llir.first_load"] = _narrow_llvm(_between(add.asm["llir"], "define ptx_kernel", "extractvalue"))
     softmax_llir = compiled(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024, num_stages=2).asm["llir"]
-    out["softmax.llir.reduce"] = _between(softmax_llir, "llvm.nvvm.barrier0", "fsub float")
+    out["softmax.llir.reduce"] = _narrow_llvm(_between(softmax_llir, "llvm.nvvm.barrier0", "fsub float"))
     args, kwargs = _matmul_args(3, 128)
     matmul_ptx = compiled(matmul_kernel, *args, **kwargs).asm["ptx"]
     out["matmul.ptx.mma"] = "\n".join(_lines(matmul_ptx, "ldmatrix").splitlines()[:2] + ["..."] +
@@ -594,7 +651,7 @@ def _out_of_resources(fn: ir.Function, limit: int) -> str:
     try:
         assign_shared(fn, limit=limit)
     except OutOfResources as error:
-        return f"OutOfResources: {error}"
+        return _narrow_message(f"OutOfResources: {error}")
     raise AssertionError(f"the kernel fits in {limit} bytes of shared memory")
 
 
@@ -616,7 +673,8 @@ def _cache_key_parts(kernel, *args, **kwargs) -> str:
     # which ptxas and libdevice differ from machine to machine: the figure says what stands there
     parts["toolkit"] = {"libdevice": "<its path> <16 hex digits of its sha256>",
                         "ptxas": "<its path> <the last line of ptxas --version>"}
-    return "\n".join(f"{name}: {json.dumps(part)}" for name, part in sorted(parts.items()))
+    return "\n".join(_packed(re.findall(r'(?:"[^"]*"|[^",])+,? *', f"{name}: {json.dumps(part)}"), "    ")
+                     for name, part in sorted(parts.items()))
 
 
 def backend_figures() -> dict[str, str]:
@@ -629,8 +687,8 @@ def backend_figures() -> dict[str, str]:
     out = {
         "layout.blocked.gv": layouts.draw(blocked, (16, 16)),
         "layout.slice.gv": layouts.draw(layouts.SliceLayout(1, blocked), (16,)),
-        "layout.mma.gv": layouts.draw(mma, (32, 16)),
-        "layout.dot_a.gv": layouts.draw(layouts.DotOperandLayout(0, mma, 2), (32, 16)),
+        "layout.mma.gv": layouts.draw(mma, (32, 16), color_by="register"),
+        "layout.dot_a.gv": layouts.draw(layouts.DotOperandLayout(0, mma, 2), (32, 16), color_by="register"),
         "shared.swizzle.gv": layouts.draw(layouts.mma_operand_swizzle(32, 16, 0), (16, 32)),
     }
     args, kwargs = _matmul_args(3, 128)
@@ -678,10 +736,20 @@ def language_index() -> str:
     return "\n".join(rows) + "\n"
 
 
+def access_pictures() -> dict[str, str]:
+    """The access pictures of chapters 1 and 5, recorded by the interpreter (`accesses.py`)."""
+    pictures = example("access_picture")
+    with interpreting():
+        add, block = pictures.add_accesses(), pictures.scale_block_accesses()
+    return {"access.add.svg": add.svg(), "access.add.txt": add.text(["x_ptr"]),
+            "access.scale_block.svg": block.svg(kinds=["load"])}
+
+
 def sources() -> dict[str, str]:
     """Every generated text file of chapters/figures/, by file name: Graphviz sources and listings."""
     backend = {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in backend_listings().items()}
-    return {**figures(), **backend_figures(), **listings(), **backend, "language_index.md": language_index()}
+    return {**figures(), **backend_figures(), **listings(), **backend, **access_pictures(),
+            "language_index.md": language_index()}
 
 
 def svg_stamp(source: str) -> str:

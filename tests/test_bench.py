@@ -291,6 +291,17 @@ def test_plots_are_png_files(tmp_path):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.skipif(not HAS_MATPLOTLIB, reason=NO_MATPLOTLIB)
+def test_panels_wrap_two_to_a_row(tmp_path):
+    """Three panels side by side would be shown at half size in the book's column: two to a row."""
+    import struct
+
+    line = [testing.Line("a", [1, 2], [1.0, 2.0])]
+    assert testing.plot_lines(tmp_path / "p.png", {"a": line, "b": line, "c": line}, "n", "y")
+    width, height = struct.unpack(">II", (tmp_path / "p.png").read_bytes()[16:24])  # the PNG's IHDR
+    assert (width, height) == (2 * 5.5 * 120, 2 * 4.2 * 120)
+
+
 def test_without_matplotlib_only_a_note(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now fails
     assert not testing.plot_lines(tmp_path / "l.png", {"p": [testing.Line("a", [1], [1.0])]}, "n", "y")

@@ -41,8 +41,8 @@ def test_show_ast(capsys):
 def test_show_ttir(capsys):
     assert main(["show", ADD, "--stage", "ttir", "--signature", ADD_SIGNATURE]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("func @add_kernel(%x_ptr: !ptr<f32> {divisibility=16}")
-    assert "%n_elements: i32)" in out  # i32 stands for a value with no special facts
+    assert out.startswith("func @add_kernel(\n    %x_ptr: !ptr<f32> {divisibility=16},")  # one a line
+    assert "%n_elements: i32\n) {" in out  # i32 stands for a value with no special facts
     assert out.count("= load ") == 2 and "store " in out
 
 

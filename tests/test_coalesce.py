@@ -231,8 +231,11 @@ def test_unknown_ops_know_nothing():
 def test_print_axis_info_annotates_each_op():
     x = aligned(1024, np.float32)
     text = print_axis_info(tile_ir(add_kernel, x, x, x, 1024, BLOCK_SIZE=1024))
-    assert "arange {start=0, end=1024} : tile<1024xi32>  // contiguity=[1024], divisibility=[1073741824]" in text
-    assert re.search(r"addptr .*// contiguity=\[1024\], divisibility=\[16\], constancy=\[1\]", text)
+    # the facts follow the op on its line, or on the next line where the two would pass 100 columns
+    assert re.search(r"arange \{start=0, end=1024\} : tile<1024xi32>\s+// contiguity=\[1024\], "
+                     r"divisibility=\[1073741824\]", text)
+    assert re.search(r"addptr [^\n]*\s+// contiguity=\[1024\], divisibility=\[16\], constancy=\[1\]", text)
+    assert max(map(len, text.splitlines())) <= 100
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -306,8 +309,10 @@ def test_transposed_access_gets_order_0_1(monkeypatch):
     assert decisions[id(load.operands[0])] == ((0, 1), 4)
     assert decisions[id(store.operands[0])] == ((1, 0), 4)
     kernel = transpose_kernel.warmup(xt, y, 64, BLOCK_M=64, BLOCK_N=32, grid=(1,), target="sm_90")
-    load_line = next(line for line in kernel.asm["layout"].splitlines() if " load " in line)
-    assert "sizePerThread=[4,1]" in load_line and "order=[0,1]" in load_line
+    lines = kernel.asm["layout"].splitlines()
+    alias = next(line for line in lines if " load " in line).split()[-1]  # the load's layout, e.g. #blocked1
+    definition = next(line for line in lines if line.startswith(f"{alias} = "))
+    assert "sizePerThread=[4,1]" in definition and "order=[0,1]" in definition
     assert ptx_counts(kernel.asm["ptx"])["ld.v4"] > 0 and ptx_counts(kernel.asm["ptx"])["st.v4"] > 0
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
     transpose_kernel[(1,)](xt, y, 64, BLOCK_M=64, BLOCK_N=32)

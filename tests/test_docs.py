@@ -61,7 +61,7 @@ def test_figure_sources_render():
         assert done.returncode == 0 and "<svg" in done.stdout, f"{source.name}: {done.stderr}"
 
 
-@pytest.mark.parametrize("script", ["first_kernel.py", "hand_built_ir.py", "host_api.py"])
+@pytest.mark.parametrize("script", ["first_kernel.py", "hand_built_ir.py", "host_api.py", "access_picture.py"])
 def test_chapter_examples_run(script):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, str(ROOT / "chapters" / "examples" / script)], cwd=ROOT,
@@ -83,3 +83,53 @@ def test_readme_shows_the_tutorial_kernel():
     source = (ROOT / "minitriton" / "examples" / "tutorials.py").read_text()
     kernel = re.search(r"# --8<-- \[start:add\]\n(.*?)# --8<-- \[end:add\]", source, re.S).group(1)
     assert kernel.strip() in readme, "README.md's vector add differs from minitriton/examples/tutorials.py"
+
+
+# The listings that are an exercise's answer. A chapter shows each only folded away (a collapsed
+# `??? note`), after saying what the exercise asks: the reader meets the exercise before its answer.
+ANSWERS = {
+    "2.1 broadcast": "minitriton/language/semantic.py:broadcast-shapes",
+    "2.2 promotion": "minitriton/language/semantic.py:promotion",
+    "2.3 specialize": "minitriton/specialize.py:specialize",
+    "4.2 default_blocked": "minitriton/layouts/blocked.py:default-blocked",
+    "5.1 add_rule": "minitriton/passes/axis_info.py:add",
+    "5.2 vector_width": "minitriton/passes/coalesce.py:decide",
+    "5.3 mask_constancy": "minitriton/passes/axis_info.py:cmp",
+    "6.1 first_fit": "minitriton/passes/shared.py:allocate",
+    "6.2 swizzle": "minitriton/layouts/shared.py:swizzle",
+    "7.1 straight_line, 7.2 loops": "minitriton/passes/barriers.py:walk",
+    "8.2 broadcast_map": "minitriton/passes/geometry.py:register_map",
+    "9.1 cache_key": "minitriton/cache.py:key",
+    "9.3 ptxas_report": "minitriton/codegen/ptx.py:resource-usage",
+}
+
+
+def folded_includes(markdown: str) -> dict[str, list[bool]]:
+    """For each snippet a page includes, whether each inclusion sits inside a collapsed `??? ` block."""
+    found: dict[str, list[bool]] = {}
+    opener_indent = None  # the indentation of the `??? ` line whose block we are in
+    for line in markdown.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and opener_indent is not None and indent <= opener_indent:
+            opener_indent = None
+        if line.lstrip().startswith("??? "):
+            opener_indent = indent
+        if match := re.search(r'--8<-- "([^"]+)"', line):
+            found.setdefault(match[1], []).append(opener_indent is not None)
+    return found
+
+
+def test_an_exercises_answer_is_folded_away():
+    pages = {page.name: folded_includes(page.read_text()) for page in (ROOT / "chapters").glob("*.md")}
+    for exercise, snippet in ANSWERS.items():
+        shown = [(name, folded) for name, page in pages.items() for folded in page.get(snippet, [])]
+        assert shown, f"{snippet}, the answer to exercise {exercise}, is in no chapter (or ANSWERS is stale)"
+        for name, folded in shown:
+            assert folded, f"{name} shows {snippet}, the answer to exercise {exercise}: fold it into a " \
+                           f"collapsed `??? note \"The compiler's version\"` block after the exercise is named"
+
+
+def test_the_fold_check_can_fail():
+    page = '```python\n--8<-- "a.py:x"\n```\n\n??? note "The compiler\'s version"\n\n    ```python\n' \
+           '    --8<-- "a.py:y"\n    ```\n\nAfter.\n\n--8<-- "a.py:z"\n\n???+ note "Open"\n\n    --8<-- "a.py:w"\n'
+    assert folded_includes(page) == {"a.py:x": [False], "a.py:y": [True], "a.py:z": [False], "a.py:w": [False]}

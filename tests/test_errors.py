@@ -304,7 +304,8 @@ def store_shape_mismatch_kernel(x_ptr):
 
 
 @triton.jit
-def store_to_scalar_kernel(x_ptr, f):
+def store_to_scalar_kernel(x_ptr):
+    f = tl.load(x_ptr)
     tl.store(f, 1.0)  # <-
 
 
@@ -415,7 +416,7 @@ def test_store_value_shape_mismatch():
 
 
 def test_store_to_non_pointer():
-    expect_error(store_to_scalar_kernel, X, 1.0, match=r"tl.store needs a pointer")
+    expect_error(store_to_scalar_kernel, X, match=r"tl.store needs a pointer")
 
 
 def test_dot_wrong_shapes():
@@ -714,7 +715,7 @@ def test_integer_too_large():
 
 @pytest.mark.parametrize("num_warps", [0, 3, 64, "4"])
 def test_num_warps_validation(num_warps):
-    with pytest.raises(LaunchError, match=r"num_warps must be a power of two from 1 to 32"):
+    with pytest.raises(LaunchError, match=r"num_warps must be a power of 2 from 1 to 32"):
         add_kernel[(1,)](X, X, X, 16, BLOCK=16, num_warps=num_warps)
 
 

@@ -16,14 +16,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitriton"
 
 # Bottom to top. A name may end in `.*` (every module of that package).
 LAYERS = [
-    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation"]),
+    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation",
+                "exercise_hooks"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
         "language.semantic", "language.dots", "language.extern", "language.core", "language.aggregate", "language.blocks",
         "language.memory", "language.reduction", "language.debug", "language.shapes", "language.scaled", "language.elementwise",
         "language.extra.*", "specialize", "kernel",
         "cache"]),
-    ("frontend and interpreter", ["frontend.*", "address_space", "interpreter"]),
+    ("frontend and interpreter", ["frontend.*", "accesses", "address_space", "interpreter"]),
     ("passes", ["passes.*"]),
     ("codegen", ["codegen.lowering", "codegen.fp8", "codegen.elementwise", "codegen.shared", "codegen.memory",
                  "codegen.operands", "codegen.movement", "codegen.indexed", "codegen.inline", "codegen.dot",

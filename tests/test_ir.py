@@ -154,6 +154,34 @@ def test_the_printer_shows_what_the_passes_decided():
     assert "// shared_bytes=1024, buffer_offsets={ring0: 0}" in ir.print_function(fn)
 
 
+def test_the_printer_names_each_layout_once_by_an_alias():
+    """As Triton's MLIR does: `#blocked0 = #blocked<{...}>` above the function, the alias on each
+    line; equal layouts share one alias; a slice names its parent by the parent's alias."""
+    from minitriton.layouts import BlockedLayout, SliceLayout
+
+    rows = BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))
+    cols = BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1))
+    b = ir.Builder()
+    values = [b.value("arange", [], start=0, end=16) for _ in range(4)]
+    for value, layout in zip(values, [rows, cols, BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0)),
+                                      SliceLayout(1, cols)]):
+        value.layout = layout
+    text = ir.print_function(_fn(b.block))
+    assert text.splitlines()[:3] == [f"#blocked0 = {rows}", f"#blocked1 = {cols}",
+                                     "#slice0 = #slice<{dim=1, parent=#blocked1}>"]
+    lines = [line for line in text.splitlines() if "arange" in line]
+    assert [line.split()[-1] for line in lines] == ["#blocked0", "#blocked1", "#blocked0", "#slice0"]
+    assert text.count("sizePerThread") == 2
+
+
+def test_the_printer_breaks_a_long_header_one_argument_a_line():
+    args = [ir.Value(ir.scalar(F32_PTR), name=f"pointer_number_{i}") for i in range(4)]
+    text = ir.print_function(ir.Function("wide", args, ir.Builder().block, [{"divisibility": 16}] * 4))
+    assert text.splitlines()[:2] == ["func @wide(", "    %pointer_number_0: !ptr<f32> {divisibility=16},"]
+    assert text.splitlines()[4:6] == ["    %pointer_number_3: !ptr<f32> {divisibility=16}", ") {"]
+    assert max(map(len, text.splitlines())) <= ir.Printer.WIDTH
+
+
 def test_verifier_rejects_use_before_definition():
     b = ir.Builder()
     a = b.constant(1, ir.int32)

@@ -450,7 +450,9 @@ def test_reduce_dtypes(dtype):
     sums, maxes, mins = np.zeros(M, _sum_dtype(dtype)), np.zeros(M, dtype), np.zeros(M, dtype)
     argmaxes, argmins = np.full(M, -1, np.int32), np.full(M, -1, np.int32)
     reduce_rows_kernel[(1,)](x, sums, maxes, mins, argmaxes, argmins, M=M, N=N)
-    np.testing.assert_allclose(sums.astype(np.float64), x.astype(np.float64).sum(axis=1), rtol=2e-3)
+    # An fp16 sum rounds at every step (Triton sums fp16 in fp16): log2(N) roundings of its magnitudes.
+    steps = math.log2(N) * 2.0**-11 * np.abs(x.astype(np.float64)).sum(axis=1) if dtype == np.float16 else 0
+    np.testing.assert_allclose(sums.astype(np.float64), x.astype(np.float64).sum(axis=1), rtol=2e-3, atol=np.max(steps))
     np.testing.assert_array_equal(maxes, x.max(axis=1))
     np.testing.assert_array_equal(mins, x.min(axis=1))
     np.testing.assert_array_equal(argmaxes, x.argmax(axis=1))
@@ -481,6 +483,24 @@ def test_reduce_result_dtypes_and_return_indices():
 
 
 @triton.jit
+def bool_sum_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    b = tl.load(x_ptr + tl.arange(0, N)) > 0
+    s, c = tl.sum(b, 0), tl.cumsum(b, 0)
+    tl.static_assert(s.dtype == tl.uint32 and c.dtype == tl.uint32, "int1 is unsigned: its sums are uint32")
+    tl.store(out_ptr, s)
+    tl.store(out_ptr + 1 + tl.arange(0, N), c)
+
+
+def test_a_sum_of_booleans_is_a_uint32():
+    """Triton's int1 is an unsigned integer, so _pick_sum_dtype makes its sums uint32. (Found by
+    the fuzzer.)"""
+    x = np.array([1, -1, 2, 0, 3, 5, -2, 1], np.int32)
+    out = np.zeros(9, np.uint32)
+    bool_sum_kernel[(1,)](x, out, N=8)
+    assert list(out) == [int((x > 0).sum())] + list(np.cumsum(x > 0))
+
+
+@triton.jit
 def float_reduce_dtype_kernel(x_ptr, out_ptr, N: tl.constexpr, DT: tl.constexpr, WIDE: tl.constexpr):
     """The result types Triton 3.6 gives reductions of fp16 (WIDE: fp16) and bf16 (WIDE: fp32)."""
     x = tl.load(x_ptr + tl.arange(0, N)).to(DT)
@@ -500,6 +520,99 @@ def test_reductions_of_16_bit_floats_have_tritons_types(dtype, wide):
     out = np.full(8, np.nan, np.float32)
     float_reduce_dtype_kernel[(1,)](x, out, N=8, DT=dtype, WIDE=wide)
     assert list(out) == list(x - 3.0)
+
+
+@triton.jit
+def sum_steps_kernel(x_ptr, out_ptr, n, N: tl.constexpr, SCAN: tl.constexpr, FP32: tl.constexpr):
+    """tl.sum or tl.cumsum of x (its masked tail is 0), in x's own type or, with FP32, in fp32."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    if SCAN:
+        if FP32:
+            tl.store(out_ptr + offs, tl.cumsum(x, 0, dtype=tl.float32), mask=offs < n)
+        else:
+            tl.store(out_ptr + offs, tl.cumsum(x, 0), mask=offs < n)
+    else:
+        if FP32:
+            tl.store(out_ptr, tl.sum(x, 0, dtype=tl.float32))
+        else:
+            tl.store(out_ptr, tl.sum(x, 0))
+
+
+def _rounded(dtype):
+    """Rounding a float64 to `dtype` (once: to nearest even)."""
+    return round_to_bf16 if dtype == "bfloat16" else lambda v: np.asarray(v, np.float64).astype(dtype)
+
+
+def _running(x: np.ndarray, dtype) -> np.ndarray:
+    """Left to right, each running value rounded to `dtype` (in float64 between roundings)."""
+    rounded, out, acc = _rounded(dtype), [], None
+    for v in x.astype(np.float64):
+        acc = v if acc is None else float(rounded(acc + v))
+        out.append(acc)
+    return np.array(out)
+
+
+def _halves(x: np.ndarray, dtype) -> float:
+    """The interpreter's reduction tree (element i with i + n/2), each sum rounded to `dtype`."""
+    x, rounded = x.astype(np.float64), _rounded(dtype)
+    while len(x) > 1:
+        x = np.asarray(rounded(x[:len(x) // 2] + x[len(x) // 2:]), np.float64)
+    return float(x[0])
+
+
+# A sum's order is the backend's own (the GPU's differs from the interpreter's tree), a scan's is not.
+@pytest.mark.parametrize("scan", [pytest.param(False, marks=pytest.mark.no_gpu_diff), True], ids=["sum", "cumsum"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_sums_round_every_step_as_triton_types_them(dtype, scan):
+    """Triton 3.6 sums fp16 and bf16 in their own type (tl.cumsum widens bf16 to fp32 first), so
+    every step rounds: 1024 x fp16(0.1) accumulates to 108.1875, not 102.4. The interpreter gives
+    exactly the rounded steps, modelled here in float64 (a sum: its tree of halves; a scan: left
+    to right); with dtype=tl.float32 every step keeps fp32's precision."""
+    n, N = 1000, 1024
+    rng = np.random.default_rng(21)
+    big = 2048.0 if dtype == "float16" else 256.0  # where adding 1 rounds back down (a tie, to even)
+    x = np.concatenate([[big], np.full(599, 1.0), rng.uniform(-3, 5, n - 600)]).astype(np.float32)
+    x = round_to_bf16(x) if dtype == "bfloat16" else x.astype(np.float16).astype(np.float32)
+    step = "float32" if scan and dtype == "bfloat16" else dtype
+    padded = np.concatenate([x, np.zeros(N - n, np.float32)])
+    once = float(_rounded(step)(math.fsum(x.astype(np.float64))))
+    assert (_running(x, step)[-1] if scan else _halves(padded, step)) != once  # the steps show
+    array = x.astype(np.float16) if dtype == "float16" else _bf16_array(x)
+    for fp32 in (False, True):
+        out = np.full(N, np.nan, np.float32)
+        sum_steps_kernel[(1,)](array, out, n, N=N, SCAN=scan, FP32=fp32)
+        if scan:
+            np.testing.assert_array_equal(out[:n], _running(x, "float32" if fp32 else step).astype(np.float32))
+        elif not fp32:
+            assert float(out[0]) == _halves(padded, step)
+        else:
+            assert abs(float(out[0]) - math.fsum(x.astype(np.float64))) <= 12 * 2.0**-24 * np.abs(x).sum()
+    if dtype == "float16" and scan:
+        out = np.zeros(N, np.float32)
+        sum_steps_kernel[(1,)](np.full(N, 0.1, np.float16), out, N, N=N, SCAN=True, FP32=False)
+        assert out[-1] == 108.1875  # as on the GPU; 102.375 would be fp32 steps rounded at the end
+
+
+def _bf16_array(x: np.ndarray):
+    """A bf16 array for a kernel: the bits of x (bf16 numbers held in float32)."""
+    return triton.reinterpret((x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16), tl.bfloat16)
+
+
+@pytest.mark.parametrize("dtype, scan, fp32, step", [
+    ("float16", False, False, "f16"), ("float16", True, False, "f16"), ("float16", False, True, "f32"),
+    ("float16", True, True, "f32"), ("bfloat16", True, False, "f32"),
+])
+def test_the_compiled_sums_step_in_the_typed_dtype(dtype, scan, fp32, step):
+    """The GPU code adds in the reduction's element type: add.rn.f16 for an fp16 sum, add.rn.f32
+    (and no f16 add) once the sum is asked for in fp32 or is a bf16 scan (widened to fp32)."""
+    x = np.zeros(256, np.float16) if dtype == "float16" else _bf16_array(np.zeros(256, np.float32))
+    compiled = sum_steps_kernel.warmup(x, np.zeros(256, np.float32), 256, N=256, SCAN=scan, FP32=fp32,
+                                       grid=(1,), target="sm_80")
+    ops = [line for line in compiled.asm["ttir"].splitlines() if " reduce " in line or " scan " in line]
+    assert len(ops) == 1 and ops[0].endswith(f"{step}>" if scan else f": {step}"), ops
+    adds = set(re.findall(r"\badd\.rn\.(f16|f32)\b", compiled.asm["ptx"]))
+    assert adds == {step}, adds
 
 
 def test_argmax_first_index_among_ties():
@@ -1461,6 +1574,79 @@ def test_python_numbers_are_weakly_typed():
 
 
 @triton.jit
+def bf16_meets_kernel(x_ptr, i_ptr, h_ptr, out_ptr):
+    offs = tl.arange(0, 4)
+    x, i, h = tl.load(x_ptr + offs), tl.load(i_ptr + offs), tl.load(h_ptr + offs)
+    xi = x * i
+    tl.static_assert(xi.dtype == tl.float32, "bf16 and an integer meet at fp32")
+    tl.static_assert((x * x).dtype == tl.bfloat16, "bf16 stays bf16 only with bf16")
+    tl.static_assert((x + h).dtype == tl.float16, "fp16 comes before bf16")
+    tl.store(out_ptr + offs, xi)
+
+
+def test_bf16_meets_an_integer_in_fp32():
+    """Triton: "return bf16 only if both operands are of bf16"; with an integer it is fp32, so
+    100001 is not rounded to bf16 first. (Found by the fuzzer.)"""
+    x = np.array([1.5, -2.0, 3.25, 256.0], np.float32)
+    i = np.array([3, 100001, -7, 1000003], np.int32)
+    out = np.full(4, np.nan, np.float32)
+    bf16_meets_kernel[(1,)](triton.reinterpret((x.view(np.uint32) >> 16).astype(np.uint16), tl.bfloat16), i,
+                            np.ones(4, np.float16), out)
+    np.testing.assert_array_equal(out, x * i.astype(np.float32))
+
+
+@triton.jit
+def numbers_as_typed_kernel(h_ptr, i_ptr, f_ptr, u_ptr):
+    offs = tl.arange(0, 4)
+    h = tl.load(h_ptr + offs)
+    q, r = h / 0.1, h % 0.1
+    tl.static_assert(q.dtype == tl.float32 and r.dtype == tl.float32, "a 16-bit float is divided in fp32")
+    f = tl.fma(h, 0.1, h)
+    tl.static_assert(f.dtype == tl.float32, "tl.fma makes 0.1 an fp32 tensor (to_tensor): not weak")
+    u = tl.umulhi(tl.load(i_ptr + offs), 3000000000)
+    tl.static_assert(u.dtype == tl.uint32, "3000000000 is a uint32 tensor, and int32 meets it at uint32")
+    tl.store(f_ptr + offs, q)
+    tl.store(f_ptr + 4 + offs, r)
+    tl.store(f_ptr + 8 + offs, f)
+    tl.store(u_ptr + offs, u)
+
+
+def test_numbers_in_16_bit_divisions_and_in_fma_are_fp32():
+    """`h / 0.1` and `h % 0.1` on fp16 divide by fp32(0.1), not by fp16(0.1) widened; tl.fma and
+    tl.umulhi take a number as a tensor of its own type. (Found by the fuzzer.)"""
+    h = np.array([1.0, 2.5, -3.0, 0.3], np.float16)
+    i = np.array([7, -1, 123456, 2**31 - 1], np.int32)
+    out, hi = np.full(12, np.nan, np.float32), np.zeros(4, np.uint32)
+    numbers_as_typed_kernel[(1,)](h, i, out, hi)
+    wide, tenth = h.astype(np.float32), np.float32(0.1)
+    np.testing.assert_array_equal(out[:4], wide / tenth)
+    np.testing.assert_array_equal(out[4:8], np.fmod(wide, tenth))
+    np.testing.assert_array_equal(out[8:], (wide.astype(np.float64) * np.float64(tenth) + wide).astype(np.float32))
+    np.testing.assert_array_equal(hi, (i.astype(np.uint32).astype(np.uint64) * 3000000000) >> 32)
+
+
+@triton.jit
+def bf16_bits_kernel(x_ptr, copy_ptr, bits_ptr, made_ptr):
+    offs = tl.arange(0, 4)
+    x = tl.load(x_ptr + offs)
+    tl.store(copy_ptr + offs, x)
+    tl.store(bits_ptr + offs, x.to(tl.int16, bitcast=True))
+    tl.store(made_ptr + offs, x - x)
+
+
+def test_bf16_keeps_its_bits_until_an_op_makes_a_value():
+    """A load, a store and a bitcast move bits, NaN payloads included, as on the GPU; an op's NaN
+    is 0x7FFF, what the GPU's conversion to bf16 gives. (Found by the fuzzer.)"""
+    bits = np.array([0x7FC1, 0xFFC0, 0x7F81, 0x7F80], np.uint16)  # NaNs, a signalling one, infinity
+    copy, made = np.zeros(4, np.uint16), np.zeros(4, np.uint16)
+    as_int = np.zeros(4, np.int16)
+    bf16_bits_kernel[(1,)](*(triton.reinterpret(a, tl.bfloat16) for a in (bits, copy)), as_int,
+                           triton.reinterpret(made, tl.bfloat16))
+    assert list(copy) == list(bits) and list(as_int.view(np.uint16)) == list(bits)
+    assert list(made) == [0x7FFF] * 4
+
+
+@triton.jit
 def scalar_args_kernel(out_ptr, i, big, f, b):
     tl.static_assert(i.dtype == tl.int32 and big.dtype == tl.int64 and f.dtype == tl.float32)
     tl.static_assert(b.dtype == tl.int1)
@@ -1702,6 +1888,24 @@ def dtype_by_name_kernel(out_ptr, NAME: tl.constexpr):
     tl.static_assert(tl.pi32_t == tl.pointer_type(tl.int32))
     tl.static_assert(tl.constexpr_type(3) == tl.constexpr_type(3))
     tl.static_assert(tl.TRITON_MAX_TENSOR_NUMEL == 1048576)
+
+
+@triton.jit
+def number_type_kernel(out_ptr, strides):
+    tl.static_assert(isinstance((3).type, tl.constexpr_type) and (3).type == tl.constexpr_type(3))
+    tl.static_assert(isinstance(strides[1].type, tl.constexpr_type))  # specialized to 1 on the GPU
+    tl.store(out_ptr, strides[0] * strides[1])
+
+
+@pytest.mark.parametrize("mode", ["interpreter", "compiled"])
+def test_a_number_s_type_is_a_constexpr_type(mode):
+    """A number in a kernel is a compile-time constant, as in Triton: its `.type` is a
+    `tl.constexpr_type`, also for an int argument specialized to 1 (a contiguous stride)."""
+    if mode == "interpreter":
+        number_type_kernel[(1,)](np.zeros(1, np.int32), (5, tl.constexpr(1)))
+    else:
+        ttir = number_type_kernel.warmup(np.zeros(1, np.int32), (5, 1), grid=(1,), target="sm_90a").asm["ttir"]
+        assert "mul %strides.0, %0" in ttir and "constant 1 : i32" in ttir
 
 
 @pytest.mark.parametrize("name, expect", [("int8", 44), ("uint8", 44), ("int16", 300), ("fp16", 300)])

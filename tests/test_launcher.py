@@ -2,6 +2,7 @@
 driver's, and a small class for torch's tensors."""
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from minitriton import launcher
 from minitriton.errors import LaunchError
 from minitriton.jit import grid3
+from minitriton.kernel import GRID_LIMITS
 from minitriton.specialize import launch_key, plain_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +88,29 @@ def test_a_hit_packs_each_value_and_launches(module):
     assert fast.entries() == 1
 
 
+def test_a_hit_whose_globals_changed_is_a_miss(module):
+    """An entry holds (globals, name, value) for each module-level value its kernel read; a hit
+    launches only while each name holds that very object (the Python binder compares values)."""
+    fake = Driver("i")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
+    scope, scale = {"SCALE": 2.0, "OTHER": 1}, 2.0
+    scope["SCALE"] = scale
+    key = fast.key((), 5)
+    fast.add(key, "kernel", 1, 32, 0, "i", (0,), lambda: 0, None, None, ((scope, "SCALE", scale),))
+    assert fast((1,), (), 5) == "kernel"
+    scope["OTHER"] = 2  # a name the kernel does not read
+    assert fast((1,), (), 5) == "kernel"
+    for changed in (3.0, float("2.0"), None):  # another value; the same value in another object
+        scope["SCALE"] = changed
+        assert fast((1,), (), 5) == key
+    del scope["SCALE"]
+    assert fast((1,), (), 5) == key
+    scope["SCALE"] = scale
+    assert fast((1,), (), 5) == "kernel" and len(fake.calls) == 3
+    with pytest.raises(TypeError, match="globals dict, name, value"):
+        fast.add(key, "kernel", 1, 32, 0, "i", (0,), lambda: 0, None, None, (("SCALE", 2.0),))
+
+
 def test_positions_leave_out_what_the_kernel_does_not_take(module):
     fake = Driver("Pi")
     fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "sss")
@@ -96,7 +121,7 @@ def test_positions_leave_out_what_the_kernel_does_not_take(module):
 
 
 @pytest.mark.parametrize("grid, expected", [((3,), (3, 1, 1)), ((3, 2), (3, 2, 1)), ((3, 2, 4), (3, 2, 4)),
-                                            ((np.int64(3),), (3, 1, 1))])
+                                            ((np.int64(3),), (3, 1, 1)), (GRID_LIMITS, GRID_LIMITS)])
 def test_grids(module, grid, expected):
     fake = Driver("P")
     fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
@@ -114,6 +139,18 @@ def test_an_empty_grid_launches_nothing_and_a_bad_one_says_so(module):
         fast((-1,), (), Tensor(16))
     with pytest.raises(LaunchError, match="1 to 3"):
         fast((1, 1, 1, 1), (), Tensor(16))
+
+
+@pytest.mark.parametrize("grid", [(GRID_LIMITS[0] + 1,), (1, 65536), (1, 1, 65536), (2**40, 1, 1), (2.5,),
+                                  (True,), ((2,),), None])
+def test_a_grid_the_gpu_cannot_launch_is_refused_before_the_driver(module, grid):
+    """C reads a grid within CUDA's limits itself and hands any other to grid3, which says why."""
+    fake = Driver("P")
+    fast = module.FastPath(fake.address, Tensor, launch_key, grid3, "s")
+    fast.add(fast.key((), Tensor(16)), "kernel", 1, 32, 0, "P", (0,), lambda: 0, None, None)
+    with pytest.raises(LaunchError, match="the grid must be 1 to 3 non-negative sizes"):
+        fast(grid, (), Tensor(16))
+    assert fake.calls == []
 
 
 def test_what_c_does_not_pack_goes_through_the_python_launch(module):
@@ -151,18 +188,34 @@ def test_wrong_counts_are_refused(module):
         fast.add((), "kernel", 1, 32, 0, "P", (5,), lambda: 0, None, None)
 
 
-def test_the_launcher_is_built_once_and_a_damaged_one_again(tmp_path, module):
+def _folder_in_place(path: Path):
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+
+
+DAMAGE = {
+    "garbage": lambda path: path.write_bytes(b"not a shared object"),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[:4096]),
+    "empty": lambda path: path.write_bytes(b""),
+    "a folder in its place": _folder_in_place,
+    "its folder a file": lambda path: (shutil.rmtree(path.parent), path.parent.write_text("x")),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_the_launcher_is_built_once_and_a_damaged_one_again(tmp_path, module, damage):
     """Built into the cache folder; a damaged file there is built again by the next process."""
     env = {**os.environ, "MINITRITON_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     load = [sys.executable, "-c", "from minitriton import launcher; m, why = launcher.compiled_launcher(); "
             "print(m is not None, why)"]
     assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
-    [path] = (tmp_path / "launcher").iterdir()
+    [path] = (tmp_path / "launcher").glob("*.so")
     built = path.stat().st_mtime_ns
     assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
     assert path.stat().st_mtime_ns == built  # loaded, not built again
-    path.write_bytes(b"not a shared object")
-    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.split() == ["True"]
+    DAMAGE[damage](path)
+    done = subprocess.run(load, env=env, capture_output=True, text=True)
+    assert done.stdout.split() == ["True"], done.stderr
     assert path.read_bytes()[:4] == b"\x7fELF"
 
 

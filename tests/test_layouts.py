@@ -421,15 +421,26 @@ def test_layouts_print_like_triton_and_are_hashable():
     assert hash(SliceLayout(0, mma)) == hash(SliceLayout(0, MmaLayout((2, 2))))
 
 
-def test_draw_gives_one_cell_per_element_coloured_by_warp():
+def test_draw_gives_one_cell_per_element_coloured_by_what_it_shows():
+    from minitriton.layouts.draw import PALETTE
+
     mma = MmaLayout([2, 1])
     dot = draw(mma, [32, 8], num_warps=2)
     assert dot.startswith("digraph layout {") and dot.rstrip().endswith("}")
-    assert dot.count("<TD BGCOLOR=") == 32 * 8
-    assert '<TD BGCOLOR="#fbb4ae">w0:t5:r1</TD>' in dot and '<TD BGCOLOR="#b3cde3">w1:t0:r0</TD>' in dot
-    assert "x2" in draw(MmaLayout([1, 1]), [8, 8])  # rows 8-15 wrap onto rows 0-7
+    swatches = 2  # the legend's: one colour a warp
+    assert dot.count("<TD BGCOLOR=") == 32 * 8 + swatches
+    # by warp: the cell reads lane and register; element (0, 3) is lane 1's register 1 in warp 0
+    assert f'<TD BGCOLOR="{PALETTE[0]}">t1:r1</TD>' in dot and f'<TD BGCOLOR="{PALETTE[1]}">t0:r0</TD>' in dot
+    assert "colour: warp" in dot and "cell: t&lt;lane&gt;:r&lt;register&gt;" in dot
+    by_register = draw(mma, [32, 8], color_by="register")
+    # element (8, 3): lane 1 holds it in register c3 (row l/4 + 8, column 2 (l%4) + 1)
+    assert f'<TD BGCOLOR="{PALETTE[3]}">w0:t1</TD>' in by_register and "colour: register" in by_register
+    replicated = draw(MmaLayout([1, 1]), [8, 8])  # rows 8-15 wrap onto rows 0-7: every element twice
+    assert "held 2 times" in replicated and " x2<" not in replicated
     shared = draw(mma_operand_swizzle(16, 16), [8, 16])
-    assert shared.count("<TD BGCOLOR=") == 8 * 16 and ">0</TD>" in shared
+    assert shared.count("<TD BGCOLOR=") > 8 * 16 and ">0</TD>" in shared and "colour: bank group" in shared
+    with pytest.raises(ValueError, match="color_by is one of warp, lane, register"):
+        draw(mma, [32, 8], color_by="thread")
     with pytest.raises(ValueError, match="spreads over 2 warps, not 4"):
         draw(mma, [32, 8], num_warps=4)
     with pytest.raises(ValueError, match="1-D and 2-D"):

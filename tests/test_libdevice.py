@@ -338,6 +338,39 @@ def test_a_missing_libdevice_is_a_clear_error(monkeypatch):
     assert "__nv_sinf" in message and "libdevice.10.bc was not found" in message and "nvidia-nvvm" in message
 
 
+def test_extern_libs_names_the_libdevice_a_launch_links(tmp_path, monkeypatch):
+    """Triton's launch option `extern_libs={"libdevice": path}` (tutorial 07) links that file
+    instead of NVIDIA's; the disk cache keys it by content; a wrong path is a launch error."""
+    found = toolkit.libdevice_path()
+    if found is None:
+        pytest.skip("no libdevice on this machine")
+    monkeypatch.setattr(toolkit, "libdevice_path", lambda: None)  # only the launch's file can be linked
+    mine = tmp_path / "libdevice.10.bc"
+    mine.write_bytes(open(found, "rb").read())
+    x = np.zeros(64, np.float32)
+    compiled = sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_90a", extern_libs={"libdevice": mine})
+    assert "__nv_" not in compiled.asm["ptx"]
+    assert compiled.metadata.extern_libs == (("libdevice", str(mine)),)
+    with pytest.raises(triton.LaunchError, match=r"extern_libs\['libdevice'\] is '/nowhere/libdevice.10.bc', which is not a file"):
+        sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_90a", extern_libs={"libdevice": "/nowhere/libdevice.10.bc"})
+    with pytest.raises(triton.LaunchError, match="extern_libs must map a library's name to its bitcode file"):
+        sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_90a", extern_libs=["libdevice.10.bc"])
+    garbage = tmp_path / "garbage.bc"
+    garbage.write_bytes(b"not bitcode")
+    with pytest.raises(BackendError, match="garbage.bc is not LLVM bitcode"):
+        sine_kernel.warmup(x, x, BLOCK=64, grid=(1,), target="sm_90a", extern_libs={"libdevice": garbage})
+
+
+def test_extern_libs_runs_in_the_interpreter(interpret):
+    """The interpreter computes libdevice's functions itself: the option is accepted and has no effect."""
+    if toolkit.libdevice_path() is None:
+        pytest.skip("no libdevice on this machine")
+    x = np.linspace(-3, 3, 64).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    sine_kernel[(1,)](x, y, BLOCK=64, extern_libs={"libdevice": toolkit.libdevice_path()})
+    np.testing.assert_allclose(y, np.sin(x), rtol=1e-6, atol=1e-6)
+
+
 def test_a_kernel_without_libdevice_does_not_need_it(monkeypatch):
     monkeypatch.setattr(toolkit, "libdevice_path", lambda: None)
 
@@ -509,7 +542,7 @@ def test_a_function_the_interpreter_does_not_know(interpret):
         "/somewhere/mine.bc" in mine.warmup(x, BLOCK=16, grid=(1,)).asm["ttir"]
     with pytest.raises(triton.InterpreterError, match="cannot run my_function"):
         mine[(1,)](x, BLOCK=16)
-    with pytest.raises(BackendError, match="mine.bc .tl.extern_elementwise's lib_path., which does not exist"):
+    with pytest.raises(BackendError, match="mine.bc .tl.extern_elementwise's lib_path, or extern_libs., which does not exist"):
         mine.warmup(x, BLOCK=16, grid=(1,), target="sm_80")
 
 

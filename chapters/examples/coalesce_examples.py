@@ -7,7 +7,8 @@ import minitriton.language as tl
 # --8<-- [start:gather_rows]
 @triton.jit
 def gather_rows(x_ptr, starts_ptr, out_ptr, BLOCK: tl.constexpr):
-    """out[pid, :] = x[starts[pid] : starts[pid] + BLOCK]: each row starts where an index array says."""
+    """out[pid, :] = x[starts[pid] : starts[pid] + BLOCK]: each row starts where an index array
+    says."""
     pid = tl.program_id(0)
     start = tl.load(starts_ptr + pid)
     cols = tl.arange(0, BLOCK)

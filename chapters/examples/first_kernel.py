@@ -1,6 +1,7 @@
 """Chapter 1's first kernel: the tutorial's vector add, launched in the numpy interpreter.
 
-Run it from the repository root with `python chapters/examples/first_kernel.py`; no GPU is needed.
+Run it from the repository root with `.venv/bin/python chapters/examples/first_kernel.py`; no GPU
+is needed.
 """
 import os
 

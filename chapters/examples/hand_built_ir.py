@@ -1,6 +1,6 @@
 """Tile IR built by hand with `ir.Builder`, printed, verified and run in the interpreter (chapter 3).
 
-Run it from the repository root with `python chapters/examples/hand_built_ir.py`.
+Run it from the repository root with `.venv/bin/python chapters/examples/hand_built_ir.py`.
 """
 import numpy as np
 

@@ -1,9 +1,9 @@
 """Chapter 1's host side: the compiled kernel a launch returns, read and launched as Triton's
 softmax tutorial does it.
 
-Run it from the repository root with `python chapters/examples/host_api.py`; no GPU is needed (the
-interpreter's kernel has no registers and no shared memory, so the numbers it prints are zeros;
-on a GPU, without MINITRITON_INTERPRET, they are the driver's).
+Run it from the repository root with `.venv/bin/python chapters/examples/host_api.py`; no GPU is
+needed (the interpreter's kernel has no registers and no shared memory, so the numbers it prints
+are zeros; on a GPU, without MINITRITON_INTERPRET, they are the driver's).
 """
 import os
 

@@ -35,3 +35,20 @@ def add_unmasked(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     y = tl.load(y_ptr + offsets)
     tl.store(out_ptr + offsets, x + y)
 # --8<-- [end:unmasked]
+
+
+# --8<-- [start:wrong_kind]
+@triton.jit
+def scale(x_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    tl.store(out_ptr + offsets, alpha * x, mask=offsets < n)
+# --8<-- [end:wrong_kind]
+
+
+# --8<-- [start:walks_out]
+@triton.jit
+def first_column(matrix_ptr, out_ptr, stride, ROWS: tl.constexpr):
+    rows = tl.arange(0, ROWS)
+    tl.store(out_ptr + rows, tl.load(matrix_ptr + rows * stride))
+# --8<-- [end:walks_out]

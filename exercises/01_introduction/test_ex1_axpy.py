@@ -1,4 +1,4 @@
-"""Tests for exercise 1.1: run with `pytest exercises/01_introduction/test_ex1_axpy.py`."""
+"""Tests for exercise 1.1: run with `make exercise CH=1 EX=1`."""
 import numpy as np
 import pytest
 from _impl import load

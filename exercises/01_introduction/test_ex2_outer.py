@@ -1,4 +1,4 @@
-"""Tests for exercise 1.2: run with `pytest exercises/01_introduction/test_ex2_outer.py`."""
+"""Tests for exercise 1.2: run with `make exercise CH=1 EX=2`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -1,4 +1,4 @@
-"""Tests for exercise 1.3: run with `pytest exercises/01_introduction/test_ex3_row_sum.py`."""
+"""Tests for exercise 1.3: run with `make exercise CH=1 EX=3`."""
 import numpy as np
 import pytest
 from _impl import load

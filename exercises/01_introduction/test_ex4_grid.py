@@ -1,4 +1,4 @@
-"""Tests for exercise 1.4: run with `pytest exercises/01_introduction/test_ex4_grid.py`."""
+"""Tests for exercise 1.4: run with `make exercise CH=1 EX=4`."""
 import numpy as np
 import pytest
 from _impl import load

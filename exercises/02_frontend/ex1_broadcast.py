@@ -4,6 +4,9 @@
 elementwise op. Align the shapes at the right (pad the shorter one with leading 1s); in each
 dimension the sizes must be equal, or one of them 1 (which stretches to the other). Shapes that do
 not fit raise `SemanticError` with both shapes in the message. A scalar has the shape ().
+
+Then the tests compile kernels with your rule in the compiler's place (exercise mode,
+`minitriton.exercise_hooks`): every broadcast of the frontend asks yours.
 """
 from minitriton.language.semantic import SemanticError  # noqa: F401  (you will raise it)
 

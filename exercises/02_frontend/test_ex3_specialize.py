@@ -1,4 +1,4 @@
-"""Tests for exercise 2.3: run with `pytest exercises/02_frontend/test_ex3_specialize.py`."""
+"""Tests for exercise 2.3: run with `make exercise CH=2 EX=3`."""
 import numpy as np
 import pytest
 from _impl import load

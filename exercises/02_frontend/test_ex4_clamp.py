@@ -1,4 +1,4 @@
-"""Tests for exercise 2.4: run with `pytest exercises/02_frontend/test_ex4_clamp.py`."""
+"""Tests for exercise 2.4: run with `make exercise CH=2 EX=4`."""
 import numpy as np
 import pytest
 from _impl import load

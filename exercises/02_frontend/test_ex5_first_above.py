@@ -1,9 +1,10 @@
-"""Tests for exercise 2.5: run with `pytest exercises/02_frontend/test_ex5_first_above.py`."""
+"""Tests for exercise 2.5: run with `make exercise CH=2 EX=5`."""
 import numpy as np
 import pytest
 from _impl import load
 
 impl = load("02_frontend/ex5_first_above")
+THRESHOLD = 0.75  # exactly representable: an element equal to it is not above it
 
 
 def reference(x: np.ndarray, threshold: float) -> np.ndarray:
@@ -11,26 +12,53 @@ def reference(x: np.ndarray, threshold: float) -> np.ndarray:
     return np.where(above.any(axis=1), above.argmax(axis=1), x.shape[1]).astype(np.int32)
 
 
-@pytest.mark.parametrize("rows, n_cols, block", [(9, 100, 16), (4, 16, 16), (3, 5, 8), (2, 1000, 64)])
-def test_first_above(rows, n_cols, block):
-    rng = np.random.default_rng(rows * n_cols)
-    x = rng.random((rows, n_cols)).astype(np.float32)
-    x[0] = 0.0                    # no hit: n_cols
-    x[1, :] = 0.0
-    x[1, -1] = 2.0                # the very last element
-    x[-1, 0] = 2.0                # the very first element
-    out = np.full(rows, -1, np.int32)
-    impl.first_above_kernel[(rows,)](x, out, n_cols, n_cols, 0.99, BLOCK=block)
-    np.testing.assert_array_equal(out, reference(x, 0.99))
+def rows_that_matter(n_cols: int, block: int) -> dict[str, np.ndarray]:
+    """One row per case a search can get wrong, below-threshold values elsewhere (and 9 rows of
+    random data after them)."""
+    rng = np.random.default_rng(n_cols * block)
+
+    def row(*hits):
+        values = (rng.random(n_cols) * 0.7).astype(np.float32)
+        for column, value in hits:
+            values[column] = value
+        return values
+
+    rows = {
+        "no element above (some equal to the threshold)": row((0, THRESHOLD), (n_cols - 1, THRESHOLD)),
+        "only the very last element": row((n_cols - 1, 2.0)),
+        "the very first element": row((0, 0.8)),
+    }
+    if n_cols >= 4:
+        rows["an equal element, then one above"] = row((1, THRESHOLD), (3, 0.8))
+        rows["two in one block, the later larger"] = row((1, 0.8), (2, 5.0))
+    if n_cols > 2 * block:
+        rows["one in each of two blocks, the later one earlier in its block"] = row((block + 5, 0.8),
+                                                                                     (2 * block + 1, 0.9))
+        rows["first in a later block"] = row((2 * block + 3, 0.8), (n_cols - 1, 0.9))
+    return rows
+
+
+@pytest.mark.parametrize("n_cols, block", [(100, 16), (16, 16), (5, 8), (1000, 64)])
+def test_first_above(n_cols, block):
+    cases = rows_that_matter(n_cols, block)
+    rng = np.random.default_rng(n_cols)
+    x = np.concatenate([np.stack(list(cases.values())), rng.random((9, n_cols)).astype(np.float32)])
+    out = np.full(len(x), -1, np.int32)
+    impl.first_above_kernel[(len(x),)](x, out, n_cols, n_cols, THRESHOLD, BLOCK=block)
+    expected = reference(x, THRESHOLD)
+    wrong = [f"row {r} ({name}): {out[r]}, not {expected[r]}" for r, name in enumerate(cases) if out[r] != expected[r]]
+    assert not wrong, "\n".join(wrong)
+    np.testing.assert_array_equal(out, expected)
 
 
 def test_rows_with_padding():
     """Rows of 50 elements, 64 apart; the 14 elements after each row are 9.0 but not in the row."""
     storage = np.full((6, 64), 9.0, np.float32)
-    storage[:, :50] = np.random.default_rng(1).random((6, 50))
+    storage[:, :50] = np.random.default_rng(1).random((6, 50)) * 0.7
+    storage[1, 20] = 0.8
     out = np.full(6, -1, np.int32)
-    impl.first_above_kernel[(6,)](storage, out, 50, 64, 0.95, BLOCK=16)
-    np.testing.assert_array_equal(out, reference(storage[:, :50], 0.95))
+    impl.first_above_kernel[(6,)](storage, out, 50, 64, THRESHOLD, BLOCK=16)
+    np.testing.assert_array_equal(out, reference(storage[:, :50], THRESHOLD))
 
 
 def test_uses_a_loop():

@@ -1,4 +1,4 @@
-"""Tests for exercise 2.6: run with `pytest exercises/02_frontend/test_ex6_bitonic.py`."""
+"""Tests for exercise 2.6: run with `make exercise CH=2 EX=6`."""
 import inspect
 import re
 

@@ -1,4 +1,4 @@
-"""Tests for exercise 2.7: run with `pytest exercises/02_frontend/test_ex7_welford.py`."""
+"""Tests for exercise 2.7: run with `make exercise CH=2 EX=7`."""
 import inspect
 import re
 

@@ -7,6 +7,9 @@ can make the ops that computed its operands dead in turn, so repeat until nothin
 nested in regions (a `for` body, the branches of an `if`) count too: walk them as well. Use
 `fn.walk()` to visit every op, `op.operands`, `op.results`, `op.regions` and `block.ops`; compare
 values by identity (`id(value)`).
+
+Then the tests compile real kernels with your `remove_dead` as the compiler's dead-code
+elimination (exercise mode, `minitriton.exercise_hooks`), and run one.
 """
 from minitriton import ir
 from minitriton.ir import EFFECTS  # noqa: F401

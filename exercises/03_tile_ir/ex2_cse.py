@@ -12,7 +12,9 @@ a tuple with the same items are equal (`shape=[4]` and `shape=(4,)`). Careful wi
 says 0.0 == -0.0, but a constant -0.0 is not a constant 0.0 (1 / -0.0 is -inf), so the key must
 tell them apart (`float.hex` does).
 
-`eliminate_common_subexpressions(fn)`, which uses your key, is written for you.
+`eliminate_common_subexpressions(fn)`, which uses your key, is written for you. Then the tests
+compile real kernels with your key deciding what the compiler's own CSE merges (exercise mode,
+`minitriton.exercise_hooks`), and run one.
 """
 from minitriton import ir
 from minitriton.ir import EFFECTS  # noqa: F401

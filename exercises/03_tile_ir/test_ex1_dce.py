@@ -1,8 +1,15 @@
-"""Tests for exercise 3.1: run with `pytest exercises/03_tile_ir/test_ex1_dce.py`."""
+"""Tests for exercise 3.1: run with `make exercise CH=3 EX=1`."""
+import re
+
+import numpy as np
+import pytest
 from _impl import load
 from ir_helpers import for_loop, pointer_arg, pointers
 
-from minitriton import ir
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import exercise_hooks, ir
+from minitriton.examples.tutorials import _layer_norm_fwd_fused, softmax_kernel
 
 impl = load("03_tile_ir/ex1_dce")
 
@@ -67,3 +74,42 @@ def test_dead_ops_inside_a_loop_body():
     assert names(loop.regions[0]) == ["constant", "splat", "add", "yield"]
     assert unused_loop in fn.body.ops
     ir.verify(fn)
+
+
+# Exercise mode: your `remove_dead` is the compiler's dead-code elimination, on real kernels.
+
+@triton.jit
+def with_dead_code(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    unused = tl.exp(x * 2.0) + tl.sqrt(x)  # a chain nobody reads
+    for i in range(3):
+        waste = (x * i).to(tl.float16)  # dead inside the loop's body
+    tl.store(out_ptr + offsets, x + 1.0, mask=mask)
+
+
+x32 = np.zeros(1, np.float32)
+KERNELS = {
+    "dead code": (with_dead_code, (x32, x32, 1000), dict(BLOCK=256)),
+    "softmax": (softmax_kernel, (x32, x32, 784, 784, 100, 784), dict(BLOCK_SIZE=1024, num_stages=2)),
+    "layer norm": (_layer_norm_fwd_fused, (x32,) * 6 + (304, 300, 1e-5), dict(BLOCK_SIZE=128)),
+}
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_your_dce_compiles_the_kernel_the_compiler_does(name):
+    kernel, args, constexprs = KERNELS[name]
+    with exercise_hooks.use({"simplify.remove_dead": impl.remove_dead}):
+        yours = kernel.warmup(*args, **constexprs).asm["ttir"]
+    assert yours == kernel.warmup(*args, **constexprs).asm["ttir"]
+
+
+def test_a_kernel_cleaned_by_your_dce_runs_right():
+    x = np.random.default_rng(0).random(1000).astype(np.float32)
+    out = np.full(1000, np.nan, np.float32)
+    with exercise_hooks.use({"simplify.remove_dead": impl.remove_dead}):
+        with_dead_code[(4,)](x, out, 1000, BLOCK=256)
+        ttir = with_dead_code.warmup(x, out, 1000, BLOCK=256).asm["ttir"]
+    np.testing.assert_array_equal(out, x + np.float32(1))
+    assert not re.search(r"\b(exp|sqrt|cast)\b", ttir), "the dead chain is still there:\n" + ttir

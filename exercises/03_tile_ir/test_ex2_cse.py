@@ -1,9 +1,13 @@
-"""Tests for exercise 3.2: run with `pytest exercises/03_tile_ir/test_ex2_cse.py`."""
+"""Tests for exercise 3.2: run with `make exercise CH=3 EX=2`."""
+import numpy as np
 import pytest
 from _impl import load
 from ir_helpers import for_loop, pointer_arg, pointers
 
-from minitriton import ir
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import exercise_hooks, ir
+from minitriton.examples.tutorials import _layer_norm_fwd_fused, softmax_kernel
 
 impl = load("03_tile_ir/ex2_cse")
 
@@ -83,3 +87,43 @@ def test_negative_zero_survives():
     b.value("select", [cond, zero, negative_zero])
     fn = ir.Function("signs", [], b.block)
     assert impl.eliminate_common_subexpressions(fn) == 0
+
+
+# Exercise mode: your `cse_key` decides what the compiler's CSE merges, in real kernels.
+
+@triton.jit
+def twice(x_ptr, out_ptr, sign_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    before = tl.load(x_ptr + offsets, mask=offsets < n)              # offsets < n, x_ptr + offsets: twice
+    tl.store(x_ptr + offsets, before + 1.0, mask=offsets < n)
+    after = tl.load(x_ptr + offsets, mask=offsets < n)               # the same load, after a store
+    tl.store(out_ptr + offsets, after * 2.0 + before, mask=offsets < n)
+    tl.store(sign_ptr + offsets, tl.where(before > 0, 0.0, -0.0), mask=offsets < n)
+
+
+x32 = np.zeros(1, np.float32)
+KERNELS = {
+    "twice": (twice, (x32, x32, x32, 1000), dict(BLOCK=256)),
+    "softmax": (softmax_kernel, (x32, x32, 784, 784, 100, 784), dict(BLOCK_SIZE=1024, num_stages=2)),
+    "layer norm": (_layer_norm_fwd_fused, (x32,) * 6 + (304, 300, 1e-5), dict(BLOCK_SIZE=128)),
+}
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_your_key_compiles_the_kernel_the_compiler_does(name):
+    kernel, args, constexprs = KERNELS[name]
+    with exercise_hooks.use({"simplify.cse_key": impl.cse_key}):
+        yours = kernel.warmup(*args, **constexprs).asm["ttir"]
+    assert yours == kernel.warmup(*args, **constexprs).asm["ttir"]
+
+
+def test_a_kernel_merged_by_your_key_runs_right():
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    given = x.copy()
+    out, sign = np.full(1000, np.nan, np.float32), np.full(1000, np.nan, np.float32)
+    with exercise_hooks.use({"simplify.cse_key": impl.cse_key}):
+        twice[(4,)](x, out, sign, 1000, BLOCK=256)
+        ttir = twice.warmup(x, out, sign, 1000, BLOCK=256).asm["ttir"]
+    np.testing.assert_array_equal(out, (given + np.float32(1)) * np.float32(2) + given)
+    np.testing.assert_array_equal(np.signbit(sign), given <= 0)
+    assert ttir.count(" = cmp ") == 2, "offsets < n once, before > 0 once:\n" + ttir

@@ -1,4 +1,4 @@
-"""Tests for exercise 3.3: run with `pytest exercises/03_tile_ir/test_ex3_clamp_rule.py`."""
+"""Tests for exercise 3.3: run with `make exercise CH=3 EX=3`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -1,4 +1,4 @@
-"""Tests for exercise 3.4: run with `pytest exercises/03_tile_ir/test_ex4_transpose.py`."""
+"""Tests for exercise 3.4: run with `make exercise CH=3 EX=4`."""
 import numpy as np
 import pytest
 from _impl import load

@@ -19,6 +19,9 @@ Per dimension d, with spt, tpw, wpc the three size fields:
 - when shape[d] < tile[d] positions wrap around: index i is held at every position i, i + shape[d],
   i + 2 * shape[d], ... below tile[d] (replicas). Return all of them (`itertools.product` over the
   dimensions helps).
+
+Then the tests draw the chapter's figures with your `owner` in place of the layout's (exercise
+mode, `minitriton.exercise_hooks`): every cell's label is your answer.
 """
 from minitriton.layouts import BlockedLayout
 

@@ -1,4 +1,4 @@
-"""Tests for exercise 4.2: run with `pytest exercises/04_layouts/test_ex2_default_blocked.py`."""
+"""Tests for exercise 4.2: run with `make exercise CH=4 EX=2`."""
 import itertools
 
 import pytest

@@ -1,4 +1,4 @@
-"""Tests for exercise 4.3: run with `pytest exercises/04_layouts/test_ex3_slice_registers.py`."""
+"""Tests for exercise 4.3: run with `make exercise CH=4 EX=3`."""
 import pytest
 from _impl import load
 

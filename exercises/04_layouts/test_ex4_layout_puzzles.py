@@ -1,4 +1,4 @@
-"""Tests for exercise 4.4: run with `pytest exercises/04_layouts/test_ex4_layout_puzzles.py`."""
+"""Tests for exercise 4.4: run with `make exercise CH=4 EX=4`."""
 import itertools
 
 from _impl import load

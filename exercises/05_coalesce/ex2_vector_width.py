@@ -16,7 +16,8 @@ The width is the largest power of two that is no larger than any of:
 - the elements each thread holds when the tile is spread over all the threads,
   numel // (32 * num_warps) (a wider vector would leave threads idle).
 
-It is never less than 1.
+It is never less than 1. Then the tests compile real kernels with your function deciding every
+access (exercise mode, `minitriton.exercise_hooks`) and read the loads and stores in the PTX.
 """
 
 

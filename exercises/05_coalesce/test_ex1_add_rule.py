@@ -1,4 +1,4 @@
-"""Tests for exercise 5.1: run with `pytest exercises/05_coalesce/test_ex1_add_rule.py`."""
+"""Tests for exercise 5.1: run with `make exercise CH=5 EX=1`."""
 from _impl import load
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -1,7 +1,14 @@
-"""Tests for exercise 5.2: run with `pytest exercises/05_coalesce/test_ex2_vector_width.py`."""
+"""Tests for exercise 5.2: run with `make exercise CH=5 EX=2`."""
+import re
+from collections import Counter
+
 import numpy as np
 import pytest
 from _impl import load
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import exercise_hooks
 
 from minitriton.examples.tutorials import add_kernel, matmul_kernel
 from minitriton.frontend import generate
@@ -67,3 +74,49 @@ def test_what_the_compiler_decides(kernel, args, constexprs):
                                   facts[mask].constancy[dim] if mask is not None else None,
                                   ptr.dtype.pointee.itemsize, ptr.type.numel, 4)
         assert width == op.attrs["vector"], f"{op.name} of {ptr.type}"
+
+
+# Exercise mode: your `vector_width` decides every access of real kernels, down to the PTX.
+
+@triton.jit
+def every_nth(x_ptr, out_ptr, STRIDE: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets * STRIDE))
+
+
+def accesses(ptx: str) -> dict[str, int]:
+    """How many global loads and stores of each width the PTX has: {"ld.global.v4.b32": 1, ...}."""
+    return dict(Counter(re.findall(r"\b(?:ld|st)\.global(?:\.v[248])?\.b\d+", ptx)))
+
+
+def ptx_with(vector_width, kernel, *args, **constexprs) -> str:
+    """The kernel's PTX for sm_90, compiled with `vector_width` deciding every access."""
+    with exercise_hooks.use({"coalesce.vector_width": vector_width}):
+        return kernel.warmup(*args, target="sm_90", **constexprs).asm["ptx"]
+
+
+f32 = aligned(1, np.float32)
+LAUNCHES = {
+    "add, n a multiple of 16": (add_kernel, (f32, f32, f32, 98_304), dict(BLOCK_SIZE=1024)),
+    "add, n odd": (add_kernel, (f32, f32, f32, 98_437), dict(BLOCK_SIZE=1024)),
+    "add, y 4 bytes past 16": (add_kernel, (f32, aligned(2, np.float32)[1:], f32, 98_304), dict(BLOCK_SIZE=1024)),
+    "add, fp16": (add_kernel, (aligned(1, np.float16),) * 3 + (4096,), dict(BLOCK_SIZE=256)),
+    "every element": (every_nth, (f32, f32), dict(STRIDE=1, BLOCK=512)),
+    "every other element": (every_nth, (f32, f32), dict(STRIDE=2, BLOCK=512)),
+}
+
+
+@pytest.mark.parametrize("name", list(LAUNCHES))
+def test_your_width_compiles_the_kernel_the_compiler_does(name):
+    kernel, args, constexprs = LAUNCHES[name]
+    yours = ptx_with(impl.vector_width, kernel, *args, **constexprs)
+    compilers = kernel.warmup(*args, target="sm_90", **constexprs).asm["ptx"]
+    assert accesses(yours) == accesses(compilers), "your widths give other loads and stores than the compiler's"
+    assert yours == compilers
+
+
+def test_a_contiguous_load_is_one_16_byte_access_a_strided_one_is_not():
+    contiguous = accesses(ptx_with(impl.vector_width, every_nth, f32, f32, STRIDE=1, BLOCK=512))
+    strided = accesses(ptx_with(impl.vector_width, every_nth, f32, f32, STRIDE=2, BLOCK=512))
+    assert contiguous == {"ld.global.v4.b32": 1, "st.global.v4.b32": 1}, contiguous
+    assert "ld.global.v4.b32" not in strided and strided.get("ld.global.b32") == 4, strided

@@ -1,4 +1,4 @@
-"""Tests for exercise 5.3: run with `pytest exercises/05_coalesce/test_ex3_mask_constancy.py`."""
+"""Tests for exercise 5.3: run with `make exercise CH=5 EX=3`."""
 import numpy as np
 from _impl import load
 from hypothesis import given, settings

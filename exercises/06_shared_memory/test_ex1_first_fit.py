@@ -1,4 +1,4 @@
-"""Tests for exercise 6.1: run with `pytest exercises/06_shared_memory/test_ex1_first_fit.py`."""
+"""Tests for exercise 6.1: run with `make exercise CH=6 EX=1`."""
 from _impl import load
 from hypothesis import given, settings
 from hypothesis import strategies as st

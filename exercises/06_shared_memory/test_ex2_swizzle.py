@@ -1,4 +1,4 @@
-"""Tests for exercise 6.2: run with `pytest exercises/06_shared_memory/test_ex2_swizzle.py`."""
+"""Tests for exercise 6.2: run with `make exercise CH=6 EX=2`."""
 import itertools
 
 import pytest

@@ -1,4 +1,4 @@
-"""Tests for exercise 6.3: run with `pytest exercises/06_shared_memory/test_ex3_bank_conflicts.py`."""
+"""Tests for exercise 6.3: run with `make exercise CH=6 EX=3`."""
 from _impl import load
 
 from minitriton.layouts import SharedLayout

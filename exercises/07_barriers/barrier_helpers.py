@@ -3,7 +3,9 @@
 Only what the barrier walk reads is filled in: an op's name, its byte range (`smem_offset`,
 `smem_bytes`) and its regions. `render` writes a block as a line of text: a shared-memory op by its
 label, `|` for a barrier, `.` for any other op, `for(...)` and `if(... ; ...)` for regions.
+`races` checks a block, hand-built or a real kernel's, for a race that a barrier is missing at.
 """
+import itertools
 import random
 
 from minitriton import ir
@@ -75,3 +77,53 @@ def random_program(seed: int, loops: bool) -> ir.Block:
         return out
 
     return block(*ops(0))
+
+
+def every_block(b: ir.Block):
+    """`b` and every block nested in it."""
+    yield b
+    for op in b.ops:
+        for region in op.regions:
+            yield from every_block(region)
+
+
+def _range(op: ir.Op):
+    return (op.attrs["smem_offset"], op.attrs["smem_offset"] + op.attrs["smem_bytes"]) if "smem_bytes" in op.attrs \
+        else None
+
+
+def _runs(ops: list[ir.Op]) -> set[tuple]:
+    """Every sequence of shared-memory ops (name, start, end) and barriers (None) that one run of
+    `ops` may meet: each `if` either way, each `for` body 0, 1 or 2 times with the trips chosen
+    independently. Two trips are enough: what a trip leaves pending depends on that trip alone
+    once it touches shared memory or waits, and on what came before it otherwise."""
+    runs = {()}
+    for op in ops:
+        if op.name == "for":
+            body = _runs(op.regions[0].ops)
+            choices = {()} | body | {a + b for a, b in itertools.product(body, repeat=2)}
+        elif op.name == "if":
+            choices = set().union(*(_runs(region.ops) for region in op.regions))
+        elif op.name == "barrier":
+            choices = {(None,)}
+        elif (where := _range(op)) is not None:
+            choices = {((op.name, *where),)}
+        else:
+            continue
+        runs = {run + choice for run, choice in itertools.product(runs, choices)}
+    return runs
+
+
+def races(b: ir.Block) -> list[str]:
+    """The races of `b`, found path by path rather than by a walk: on some run, an op writes bytes
+    that an earlier op's threads may still be reading (no barrier since, and no shared-memory op in
+    between, whose own barrier would have ordered them)."""
+    found = set()
+    for run in _runs(b.ops):
+        reading = None
+        for event in run:
+            if event is not None and reading is not None and event[1] < reading[2] and reading[1] < event[2]:
+                found.add(f"{event[0]} writes [{event[1]}, {event[2]}) while {reading[0]} may still read "
+                          f"[{reading[1]}, {reading[2]})")
+            reading = event
+    return sorted(found)

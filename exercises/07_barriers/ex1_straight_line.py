@@ -16,7 +16,8 @@ that may still be going on since the last barrier), starting empty.
 - A `barrier` op already in the block empties the set.
 
 Rewrite `block.ops` with the barriers in place and return how many you inserted. The block has no
-loops or ifs.
+loops or ifs. Then the tests compile kernels without loops with your walk placing their barriers
+(exercise mode, `minitriton.exercise_hooks`).
 """
 from minitriton import ir
 

@@ -3,7 +3,7 @@
 Replace each None in ANSWERS by the number of `barrier` ops in the compiled kernel's `layout`
 stage, worked out from chapters 6 and 7 before you look. The tests compile each kernel for sm_80
 (`warmup`, no GPU needed) with the launch described, and count. `two_sums` and `loop_sum` are in
-`barrier_kernels.py` beside this file; the others are the tutorials'.
+`exercises/07_barriers/barrier_kernels.py`; the others are the tutorials'.
 
 - "two sums, 4 warps": two_sums with BLOCK=1024, num_warps=4.
 - "two sums, 1 warp": the same with num_warps=1.

@@ -1,7 +1,11 @@
-"""Tests for exercise 7.1: run with `pytest exercises/07_barriers/test_ex1_straight_line.py`."""
+"""Tests for exercise 7.1: run with `make exercise CH=7 EX=1`."""
+import numpy as np
+import pytest
 from _impl import load
-from barrier_helpers import barrier, block, other, random_program, render, shared
+from barrier_helpers import barrier, block, other, races, random_program, render, shared
+from barrier_kernels import softmax_row, two_sums
 
+from minitriton import exercise_hooks
 from minitriton.passes.barriers import _walk
 
 impl = load("07_barriers/ex1_straight_line")
@@ -49,3 +53,35 @@ def test_random_blocks_agree_with_the_compiler():
         _walk(theirs, set(), insert=True)
         assert render(mine) == render(theirs), f"seed {seed}"
         assert inserted == sum(op.name == "barrier" for op in mine.ops) - before
+
+
+# Exercise mode: your walk places the barriers of real kernels without loops, compiled for sm_80.
+
+def aligned() -> np.ndarray:
+    raw = np.zeros(68, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + 4].view(np.float32)
+
+
+x = aligned()
+KERNELS = {
+    "two sums": lambda: two_sums.warmup(x, x, BLOCK=1024, num_warps=4, target="sm_80"),
+    "softmax of one row": lambda: softmax_row.warmup(x, x, 1000, BLOCK=1024, num_warps=8, target="sm_80"),
+}
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_your_barriers_in_real_kernels(name):
+    given = []
+
+    def straight_line_walk(block, pending, insert):
+        """What the compiler's walk is called as, done by yours: the kernel's body has no loops."""
+        given.append(block)
+        impl.insert_barriers(block)
+
+    with exercise_hooks.use({"barriers.walk": straight_line_walk}):
+        yours = KERNELS[name]()
+    assert yours.asm["layout"] == KERNELS[name]().asm["layout"]
+    body = given[0]
+    assert races(body) == [], "a race your barriers leave"
+    assert [op.name for op in body.ops].count("barrier") == 1

@@ -1,4 +1,4 @@
-"""Tests for exercise 7.3: run with `pytest exercises/07_barriers/test_ex3_count_barriers.py`."""
+"""Tests for exercise 7.3: run with `make exercise CH=7 EX=3`."""
 import numpy as np
 import pytest
 from _impl import load
@@ -27,9 +27,21 @@ KERNELS = {
 }
 
 
+HINTS = {  # questions that lead to the answer, shown when it is wrong
+    "two sums, 4 warps": "each sum crosses warps through shared memory; do the two sums use the same bytes?",
+    "two sums, 1 warp": "does a reduction within one warp go through shared memory at all?",
+    "sum in a loop": "follow the loop's back edge: what does the next trip write, and who may still read it?",
+    "softmax": "count the reductions of one row and the bytes they share, then follow the row loop's back edge",
+    "layer norm": "what is pending before the first reduction, and what between it and the next one?",
+}
+
+
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_barriers(name):
     answer = impl.ANSWERS[name]
     assert isinstance(answer, int), f"ANSWERS[{name!r}] is not filled in"
     layout = KERNELS[name]().asm["layout"]
-    assert answer == sum(line.strip() == "barrier" for line in layout.splitlines())
+    barriers = sum(line.strip() == "barrier" for line in layout.splitlines())
+    if answer != barriers:  # not an assert: its message would print the answer
+        pytest.fail(f"ANSWERS[{name!r}] = {answer} is not the number of barriers the compiled kernel has: it "
+                    f"has {'fewer' if answer > barriers else 'more'}. Chapter 7: {HINTS[name]}", pytrace=False)

@@ -9,7 +9,8 @@ lowest bit up. Bits whose basis moves along another dimension, or is zero (repli
 
 Write `butterfly_schedule(layout, shape, axis)`: one list per step, each with the 16 pairs
 `(lane, partner)` of that step, `lane < partner`, in increasing order of `lane`. A reduction along
-an axis that no lane bit moves along has no steps.
+an axis that no lane bit moves along has no steps. Then the tests compile real reductions with
+the shuffles your schedule gives (exercise mode, `minitriton.exercise_hooks`).
 """
 
 

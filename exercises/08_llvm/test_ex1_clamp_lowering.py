@@ -1,4 +1,4 @@
-"""Tests for exercise 8.1: run with `pytest exercises/08_llvm/test_ex1_clamp_lowering.py`."""
+"""Tests for exercise 8.1: run with `make exercise CH=8 EX=1`."""
 import ctypes
 import re
 

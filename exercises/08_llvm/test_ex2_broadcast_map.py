@@ -1,4 +1,4 @@
-"""Tests for exercise 8.2: run with `pytest exercises/08_llvm/test_ex2_broadcast_map.py`."""
+"""Tests for exercise 8.2: run with `make exercise CH=8 EX=2`."""
 import pytest
 from _impl import load
 
@@ -26,6 +26,14 @@ def test_a_column_of_offsets_stretched_along_the_row():
 def test_different_lanes_need_shared_memory():
     column = BlockedLayout([1, 1], [32, 1], [4, 1], [1, 0])   # one row per lane
     assert impl.broadcast_register_map(column, (128, 1), A_TILE, (128, 32)) is None
+
+
+def test_lanes_that_differ_even_where_the_registers_match():
+    """Each thread holds one register on both sides, but the operand's lanes go down the column and
+    the result's along the row: lane 1 needs the element lane 0 holds."""
+    down = BlockedLayout([1, 1], [32, 1], [4, 1], [1, 0])
+    across = BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
+    assert impl.broadcast_register_map(down, (4, 1), across, (4, 32)) is None
 
 
 @pytest.mark.parametrize("src_layout, src_shape, dst_layout, dst_shape", [

@@ -1,8 +1,8 @@
 """Exercise 9.3 (a compiler piece): read a kernel's resources from `ptxas -v`.
 
-`ptxas -v` reports what each kernel uses (see `ptxas_report.txt` beside this file, and chapter 9).
-Write `parse_report(text)`: for every *entry function* (a line "Compiling entry function 'NAME'"),
-a dict with
+`ptxas -v` reports what each kernel uses (see `exercises/09_ptx_driver_cache/ptxas_report.txt` and
+chapter 9). Write `parse_report(text)`: for every *entry function* (a line "Compiling entry
+function 'NAME'"), a dict with
 
 - "registers": from "Used N registers";
 - "stack_frame", "spill_stores", "spill_loads": from the line "N bytes stack frame, N bytes spill

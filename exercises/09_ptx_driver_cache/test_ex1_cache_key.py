@@ -1,4 +1,4 @@
-"""Tests for exercise 9.1: run with `pytest exercises/09_ptx_driver_cache/test_ex1_cache_key.py`."""
+"""Tests for exercise 9.1: run with `make exercise CH=9 EX=1`."""
 import itertools
 import re
 

@@ -1,4 +1,4 @@
-"""Tests for exercise 9.2: run with `pytest exercises/09_ptx_driver_cache/test_ex2_arguments.py`."""
+"""Tests for exercise 9.2: run with `make exercise CH=9 EX=2`."""
 import ctypes
 
 import numpy as np

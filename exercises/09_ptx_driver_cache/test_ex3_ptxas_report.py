@@ -1,4 +1,4 @@
-"""Tests for exercise 9.3: run with `pytest exercises/09_ptx_driver_cache/test_ex3_ptxas_report.py`."""
+"""Tests for exercise 9.3: run with `make exercise CH=9 EX=3`."""
 from pathlib import Path
 
 from _impl import load
@@ -24,6 +24,17 @@ def test_spills_shared_memory_and_a_device_function():
     assert impl.parse_report(report) == {
         "_Z2k2Pf": usage(registers=24, stack_frame=464, spill_stores=564, spill_loads=584),
         "_Z2k1Pff": usage(registers=40, stack_frame=272, shared_bytes=4096),
+    }
+
+
+def test_a_device_function_between_the_kernels():
+    """ptxas 13.0 -v on `device_function.ptx`: two kernels that call one device function. ptxas
+    reports the function's properties after each kernel that calls it, between the entries: a
+    report belongs to a kernel by its name, not by its position."""
+    report = (HERE / "ptxas_report_device_function.txt").read_text()
+    assert impl.parse_report(report) == {
+        "second": usage(registers=10, stack_frame=64, shared_bytes=1024),
+        "first": usage(registers=12, stack_frame=64),
     }
 
 

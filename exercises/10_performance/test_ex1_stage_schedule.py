@@ -1,4 +1,4 @@
-"""Tests for exercise 10.1: run with `pytest exercises/10_performance/test_ex1_stage_schedule.py`."""
+"""Tests for exercise 10.1: run with `make exercise CH=10 EX=1`."""
 import pytest
 from _impl import load
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from .. import cache, driver, ir, launcher
+from .. import cache, driver, exercise_hooks, ir, launcher
 from ..dtypes import FACTS
 from ..errors import CompilationError, LaunchError, OutOfResources
 from ..kernel import CompiledKernel, KernelMetadata
@@ -21,8 +21,8 @@ from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
 from ..passes.shared import assign_shared
-from ..specialize import key_json
-from . import llvm, ptx, toolkit
+from ..specialize import NoStableKey, key_json
+from . import link, llvm, ptx, toolkit
 
 NO_GPU = ("no NVIDIA GPU or CUDA driver here: set MINITRITON_INTERPRET=1 to run kernels in the numpy "
           "interpreter, or warmup(..., target='sm_90') to compile without running")
@@ -42,10 +42,13 @@ class CUDABackend:
     # --8<-- [start:stages]
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         arch = self.arch()
-        key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
-                             constexprs=[[n, repr(v)] for n, v in constexprs.items()],
-                             options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
-                             toolkit=toolkit.versions())
+        try:
+            key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
+                                 constexprs=[[n, key_json(v)] for n, v in constexprs.items()],
+                                 options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
+                                 toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
+        except NoStableKey:
+            key = None  # it depends on an object another process could not compare: never on disk
         artifacts = cache.get_or_compile(key, lambda: self.build(tile_ir(), options, arch))
         meta = {**artifacts.metadata, **options.recorded()}
         kernel = CompiledKernel(meta["name"], dict(artifacts.asm), meta["runtime_args"], meta,
@@ -57,7 +60,8 @@ class CUDABackend:
         """The GPU stages, in order, from simplified tile IR to a cubin; each stage's text is kept."""
         asm = {"ttir": ir.print_function(fn)}
         metadata = {"name": fn.name, "runtime_args": [a.name for a in fn.args],
-                    "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps, "arch": arch}
+                    "signature": [a.dtype.name for a in fn.args], "num_warps": options.num_warps,
+                    "arch": arch}
         check_types(fn, arch)
         with internal_errors(fn, arch):
             vectors = coalesce(fn, options.num_warps)
@@ -67,8 +71,10 @@ class CUDABackend:
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)
             asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
-        libraries = tuple(sorted({op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}))
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, libraries)
+        libraries = {op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}
+        chosen = dict(options.extern_libs)  # Triton's extern_libs: "libdevice" replaces NVIDIA's
+        libdevice = chosen.pop("libdevice", None)
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, tuple(sorted(libraries | set(chosen.values()))), libdevice)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
@@ -96,7 +102,8 @@ class CUDABackend:
         block = 32 * metadata.num_warps
         attributes = tuple(a for a in launcher.LAUNCH_ATTRIBUTES if metadata[a])
         launch = launcher.make_launcher(module, kinds, attributes=attributes)
-        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared, attributes=attributes)
+        bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared,
+                                       attributes=attributes)
 
         def check(args):
             for arg, dtype in zip(args, signature):
@@ -130,11 +137,13 @@ def internal_errors(fn: ir.Function, arch: str):
         raise
     except Exception as error:
         loc = getattr(error, "minitriton_loc", None) or fn.loc
+        pieces = ", ".join(name for name, _ in exercise_hooks.installed())
+        hint = (f"the compiler ran your own {pieces} (exercise mode): look there first" if pieces else
+                "the kernel may well be correct: this is a bug in minitriton. The interpreter "
+                "(MINITRITON_INTERPRET=1) runs it meanwhile; another num_warps or num_stages may "
+                "avoid the failing path")
         raise CompilationError(loc, f"internal compiler error while compiling for {arch}: "
-                               f"{type(error).__name__}: {error}",
-                               "the kernel may well be correct: this is a bug in minitriton. The "
-                               "interpreter (MINITRITON_INTERPRET=1) runs it meanwhile; another "
-                               "num_warps or num_stages may avoid the failing path") from error
+                               f"{type(error).__name__}: {error}", hint) from error
 
 
 # --8<-- [start:check-device]

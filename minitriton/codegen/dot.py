@@ -36,8 +36,10 @@ def _dot(lw: Lowering, op, a, b, acc):
 # The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape and
 # types. 16-bit types and tf32 accumulate in fp32; int8 in int32, saturating on overflow
 # (`.satfinite`, as Triton spells it).
-MMA_INSTRUCTIONS = {"f16": "m16n8k16.row.col.f32.f16.f16.f32", "bf16": "m16n8k16.row.col.f32.bf16.bf16.f32",
-                    "tf32": "m16n8k8.row.col.f32.tf32.tf32.f32", "s8": "m16n8k32.row.col.satfinite.s32.s8.s8.s32"}
+MMA_INSTRUCTIONS = {"f16": "m16n8k16.row.col.f32.f16.f16.f32",
+                    "bf16": "m16n8k16.row.col.f32.bf16.bf16.f32",
+                    "tf32": "m16n8k8.row.col.f32.tf32.tf32.f32",
+                    "s8": "m16n8k32.row.col.satfinite.s32.s8.s8.s32"}
 
 
 def _mma(lw: Lowering, op, a, b, acc):
@@ -55,8 +57,10 @@ def _mma(lw: Lowering, op, a, b, acc):
                          lambda o: (o[0] // m_tile, o[1] // k_step))
     b_tiles = _fragments(bv.layout.register_offsets(bv.shape), 2 * k_width,
                          lambda o: (o[0] // k_step, o[1] // n_tile))
-    c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4, lambda o: (o[0] // m_tile, o[1] // n_tile))
-    text = f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]} {{$0,$1,$2,$3}}, {{$4,$5,$6,$7}}, {{$8,$9}}, {{$10,$11,$12,$13}};"
+    c_tiles = _fragments(cv.layout.register_offsets(cv.shape), 4,
+                         lambda o: (o[0] // m_tile, o[1] // n_tile))
+    text = (f"mma.sync.aligned.{MMA_INSTRUCTIONS[kind]} "
+            "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     accumulator = _accumulator_constraint(cv)
     constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
     words = _pack if k_width > 1 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
@@ -103,7 +107,8 @@ def _pack(lw: Lowering, values: list) -> list:
 
 # --8<-- [start:tf32]
 def _operand_rounding(op):
-    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds it."""
+    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds
+    it."""
     if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
         return tf32
     return lambda lw, x: x
@@ -232,7 +237,9 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
         """{offset: value} of a thread's runs in the line of elements starting at byte `start`."""
         values = {}
         for run in runs:
-            values.update(zip(run, vector(B.add(start, B.mul(B.add(part, c(run[0])), c(size))), len(run))))
+            values.update(zip(run,
+                              vector(B.add(start, B.mul(B.add(part, c(run[0])), c(size))),
+                                     len(run))))
         return values
 
     if isinstance(av.layout, SharedOperandLayout):
@@ -241,7 +248,8 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
         rows = sorted({o[0] for o in offsets})
         # the swizzle uses only bits of the thread's part of the row, so it is one value per thread
         row_start, phase = lw.in_prologue(lambda: (
-            B.mul(parts[0], c(k_size * size)), B.urem(B.udiv(parts[0], c(ring.per_phase)), c(ring.max_phase))))
+            B.mul(parts[0], c(k_size * size)),
+            B.urem(B.udiv(parts[0], c(ring.per_phase)), c(ring.max_phase))))
 
         def a_values(k) -> list[dict]:
             chunk = B.xor(B.udiv(k, c(unroll)), phase)
@@ -270,7 +278,8 @@ def _fma_dot(lw: Lowering, op, a, b, acc):
     # Row by row, each row's columns in the opposite direction of the last: every FMA then shares an
     # operand with the one before (ptxas keeps it in the operand reuse cache), which measured 2-3%
     # faster than plain row order and 10% faster than column order (fewer register bank conflicts).
-    order = sorted(range(len(offsets)), key=lambda i: (offsets[i][0], (-1) ** offsets[i][0] * offsets[i][1]))
+    order = sorted(range(len(offsets)),
+                   key=lambda i: (offsets[i][0], (-1) ** offsets[i][0] * offsets[i][1]))
 
     def fmas(accumulators, a_at, b_at):
         updated = [None] * len(accumulators)
@@ -330,7 +339,8 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
             y = read(lw, shared_at(lw, op, dotted(lw, [z, kk, j], (k * n, n, 1)), elem, b_base), elem)
             x, y = cast_register(lw, x, elem, compute), cast_register(lw, y, elem, compute)
             if compute.is_floating():
-                updated.append(lw.call(f"llvm.fma.{'f64' if compute.is_fp64() else 'f32'}", ll_type(compute),
+                updated.append(lw.call(f"llvm.fma.{'f64' if compute.is_fp64() else 'f32'}",
+                                       ll_type(compute),
                                        [x, y, value]))
             else:
                 updated.append(B.add(value, B.mul(x, y)))
@@ -357,25 +367,30 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     b_step = 32 if b_shared.k_major else 2048  # bytes from one k-step of B to the next
     count = n // 2  # accumulator registers of one m64nN tile per thread
     outs = ",".join(f"${i}" for i in range(count))
-    if cv.dtype.is_floating():  # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
+    # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
+    if cv.dtype.is_floating():
         scales = ", 1, 1" + ("" if b_shared.k_major else ", 0, 1")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
-    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}"
-    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + [str(i) for i in range(count)])
+    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
+            f"{instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}")
+    tied = [str(i) for i in range(count)]  # the accumulator's inputs are its outputs
+    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + tied)
     out = list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
     for m_rep in range(m // (16 * num_warps)):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
         regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
-            a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
+            a_address = B.add(B.add(smem_base, a[0]),
+                              B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
                                                              ll.Constant(i32, 32 * kk)))
             b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_step * kk))
             result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text, constraints,
-                            [wgmma_descriptor(lw, a_shared, a_address), wgmma_descriptor(lw, b_shared, b_address)] + regs)
+                            [wgmma_descriptor(lw, a_shared, a_address),
+                             wgmma_descriptor(lw, b_shared, b_address)] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])

@@ -87,7 +87,8 @@ def _div(lw: Lowering, op, dtype, x, y):
     if dtype.is_fp32() and op.attrs.get("rounding") != "rn":
         return lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False)
     if not dtype.is_floating():
-        return _by_zero_is_zero(lw, "udiv" if dtype.kind == "uint" or dtype.is_bool() else "sdiv", x, y)
+        unsigned = dtype.kind == "uint" or dtype.is_bool()
+        return _by_zero_is_zero(lw, "udiv" if unsigned else "sdiv", x, y)
     return lw.b.fdiv(x, y)
 
 
@@ -96,7 +97,8 @@ def _rem(lw: Lowering, op, dtype, x, y):
     that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for)."""
     B = lw.b
     if not dtype.is_floating():
-        return _by_zero_is_zero(lw, "urem" if dtype.kind == "uint" or dtype.is_bool() else "srem", x, y)
+        unsigned = dtype.kind == "uint" or dtype.is_bool()
+        return _by_zero_is_zero(lw, "urem" if unsigned else "srem", x, y)
     xd, yd = (v if dtype.is_fp64() else B.fpext(v, f64) for v in (x, y))
     quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
     r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])
@@ -161,7 +163,8 @@ MATH_F32 = {
 }
 # fp64 has no approximate instructions: LLVM's exact ones, and libdevice's fp64 functions for the rest.
 MATH_F64 = {"sqrt": "llvm.sqrt.f64", "floor": "llvm.floor.f64", "ceil": "llvm.ceil.f64",
-            **{name: f"__nv_{name}" for name in ("exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "erf")}}
+            **{name: f"__nv_{name}"
+               for name in ("exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "erf")}}
 assert set(MATH_F64) == set(MATH_F32), "each math function in fp32 and in fp64"
 # --8<-- [end:math]
 
@@ -225,7 +228,8 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
         return _fp8_cast(lw, x, src, dst)
     if dst.is_bool():
         if src.is_floating():
-            return b.fcmp_unordered("!=", lw.to_f32(x, src), ll.Constant(f32 if src != ir.float64 else f64, 0.0))
+            return b.fcmp_unordered("!=", lw.to_f32(x, src),
+                                    ll.Constant(f32 if src != ir.float64 else f64, 0.0))
         return b.icmp_unsigned("!=", x, ll.Constant(x.type, 0))
     if src.is_floating() and dst.is_floating():
         if src.is_bf16() or dst.is_bf16():

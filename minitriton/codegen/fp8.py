@@ -63,7 +63,8 @@ def _toward_zero_f16(lw: Lowering, x):
 def _cvt_satfinite(kind: str):
     """`cvt.rn.satfinite.<kind>x2.f32` of (0, x): the low byte is x's code (sm_89 and later)."""
     def convert(lw: Lowering, x):
-        pair = lw.asm(i16, f"cvt.rn.satfinite.{kind}x2.f32 $0, $1, $2;", "=h,f,f", [ll.Constant(f32, 0.0), x],
+        pair = lw.asm(i16, f"cvt.rn.satfinite.{kind}x2.f32 $0, $1, $2;", "=h,f,f",
+                      [ll.Constant(f32, 0.0), x],
                       side_effect=False)
         return lw.b.trunc(pair, i8)
     return convert

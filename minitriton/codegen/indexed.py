@@ -63,7 +63,8 @@ def _histogram(lw: Lowering, op, values, mask=None):
         value = values[r]
         if value.type != wide:
             value = B.sext(value, wide) if signed else B.zext(value, wide)
-        counted = B.and_(owner, B.icmp_unsigned("<", value, ll.Constant(wide, bins)))  # negatives are huge
+        # negatives are huge
+        counted = B.and_(owner, B.icmp_unsigned("<", value, ll.Constant(wide, bins)))
         if mask is not None:
             counted = B.and_(counted, mask[r])
         with B.if_then(counted):

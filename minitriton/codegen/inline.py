@@ -45,7 +45,8 @@ def _inline_asm(lw: Lowering, op, *operands):
     returned = []  # the asm's results: (type, elements it holds, which result), results in turn
     for which, dtype in enumerate(op.attrs["dtypes"]):
         n = _per_register(dtype, pack)
-        returned += [(ll.VectorType(ll_type(dtype), n) if n > 1 else ll_type(dtype), n, which)] * (pack // n)
+        returned += [(ll.VectorType(ll_type(dtype), n) if n > 1 else ll_type(dtype), n,
+                      which)] * (pack // n)
     ret = returned[0][0] if len(returned) == 1 else ll.LiteralStructType([t for t, _, _ in returned])
     outs = [[] for _ in op.results]
     for g in range(0, count, pack):
@@ -53,10 +54,12 @@ def _inline_asm(lw: Lowering, op, *operands):
         for regs, v in zip(padded, op.operands):
             n = _per_register(v.dtype, pack)
             args += [_packed(B, regs[j:j + n]) for j in range(g, g + pack, n)]
-        result = lw.asm(ret, op.attrs["asm"], op.attrs["constraints"], args, side_effect=not op.attrs["pure"])
+        result = lw.asm(ret, op.attrs["asm"], op.attrs["constraints"], args,
+                        side_effect=not op.attrs["pure"])
         for i, (_, n, which) in enumerate(returned):
             value = result if len(returned) == 1 else B.extract_value(result, i)
-            outs[which] += [B.extract_element(value, ll.Constant(i32, k)) for k in range(n)] if n > 1 else [value]
+            outs[which] += [B.extract_element(value, ll.Constant(i32, k))
+                            for k in range(n)] if n > 1 else [value]
     results = [out[:count] for out in outs]
     return results if len(results) > 1 else results[0]
 # --8<-- [end:inline-asm]

@@ -14,6 +14,7 @@ interpreter keep them (Triton sets it to 1). Chapter: 08-llvm.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 
 import llvmlite.binding as llvm
@@ -34,13 +35,16 @@ def _bitcode(path: str) -> bytes:
 
 
 # --8<-- [start:link]
-def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> list[str]:
-    """Link libdevice (when the module calls it) and `libraries` (paths of other bitcode files)
-    into `module`, leaving only the kernels visible. Returns the paths linked."""
-    calls = sorted(f.name for f in module.functions if f.is_declaration and f.name.startswith(LIBDEVICE_PREFIX))
+def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = (),
+                   libdevice: str | None = None) -> list[str]:
+    """Link libdevice (when the module calls it: the file `libdevice`, else NVIDIA's) and
+    `libraries` (paths of other bitcode files) into `module`, leaving only the kernels visible.
+    Returns the paths linked."""
+    calls = sorted(f.name for f in module.functions if f.is_declaration
+                   and f.name.startswith(LIBDEVICE_PREFIX))
     paths = list(libraries)
     if calls:
-        libdevice = toolkit.libdevice_path()
+        libdevice = libdevice or toolkit.libdevice_path()
         if libdevice is None:
             raise LibraryNotFound(
                 f"the kernel calls libdevice ({', '.join(calls)}), but libdevice.10.bc was not found "
@@ -51,12 +55,15 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> l
         return []
     for path in libraries:
         if not os.path.isfile(path):
-            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's lib_path), "
-                                  f"which does not exist")
+            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's "
+                                  "lib_path), which does not exist")
     kernels = {f.name for f in module.functions if not f.is_declaration}
     own_globals = {g.name for g in module.global_variables}
     for path in paths:
-        library = llvm.parse_bitcode(_bitcode(path))
+        try:
+            library = llvm.parse_bitcode(_bitcode(path))
+        except RuntimeError as error:
+            raise LibraryNotFound(f"{path} is not LLVM bitcode that this LLVM can read ({error})") from None
         library.triple, library.data_layout = module.triple, module.data_layout  # as the kernel's
         module.link_in(library)
     for function in module.functions:
@@ -67,3 +74,9 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = ()) -> l
             variable.linkage = "internal"  # libdevice's tables (sinf's 2/pi digits)
     return paths
 # --8<-- [end:link]
+
+
+def fingerprint(libraries: tuple[tuple[str, str], ...]) -> list[list[str]]:
+    """(name, SHA-256 of the file) of each library a launch names: what the disk cache keys them by,
+    so that a library rebuilt in place recompiles the kernels that link it."""
+    return [[name, hashlib.sha256(_bitcode(path)).hexdigest()] for name, path in libraries]

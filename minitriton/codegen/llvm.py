@@ -25,7 +25,8 @@ from . import control, dot, elementwise, indexed, inline, memory, movement, oper
 from .lowering import Lowering
 
 # --8<-- [start:rules]
-RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **indexed.RULES, **operands.RULES, **dot.RULES,
+RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **indexed.RULES, **operands.RULES,
+         **dot.RULES,
          **inline.RULES, **control.RULES}
 # --8<-- [end:rules]
 assert set(RULES) == set(ir.OPS) - set(ir.TERMINATORS), "one lowering rule per op"

@@ -39,7 +39,8 @@ def ll_type(dtype: ir.DType) -> ll.Type:
 
 
 def const(dtype: ir.DType, value) -> ll.Constant:
-    """A constant register of `dtype` (a bf16 or fp8 rounded to its nearest, as the interpreter rounds)."""
+    """A constant register of `dtype` (a bf16 or fp8 rounded to its nearest, as the interpreter
+    rounds)."""
     if dtype.stored_as_bits:
         return ll.Constant(ll_type(dtype), int(float_bits(value, dtype)))
     if dtype.is_floating():

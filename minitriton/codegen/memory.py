@@ -21,7 +21,8 @@ _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
 
 # --8<-- [start:words]
 def _words(elem_bits: int, vec: int) -> tuple[int, int, str]:
-    """How `vec` elements travel: (number of registers, bits per register, PTX type of the access)."""
+    """How `vec` elements travel: (number of registers, bits per register, PTX type of the
+    access)."""
     if elem_bits >= 32:
         return vec, elem_bits, f"b{elem_bits}"
     total = elem_bits * vec
@@ -78,7 +79,8 @@ def vector_width(op, value) -> int:
     `value`'s layout keeps in consecutive registers along the same (contiguous) dimension."""
     width = op.attrs.get("vector", 1)
     layout = value.layout
-    if width <= 1 or not isinstance(layout, BlockedLayout) or layout.order[0] != op.attrs.get("contig_dim"):
+    if (width <= 1 or not isinstance(layout, BlockedLayout)
+            or layout.order[0] != op.attrs.get("contig_dim")):
         return 1
     run = layout.contig_per_thread(value.shape)
     width = 1 << (width.bit_length() - 1)
@@ -90,7 +92,8 @@ def vector_width(op, value) -> int:
 
 # --8<-- [start:load]
 def _load(lw: Lowering, op, ptrs, mask=None, other=None):
-    """Each group of `vector` consecutive registers is one predicated `ld.global` of up to 16 bytes."""
+    """Each group of `vector` consecutive registers is one predicated `ld.global` of up to 16
+    bytes."""
     dtype = op.result.dtype
     vec = vector_width(op, op.operands[0])
     n = len(ptrs)

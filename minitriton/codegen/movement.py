@@ -48,7 +48,8 @@ def _pair_registers(op) -> list[int]:
 
 
 def _join(lw: Lowering, op, a, b):
-    """Each register of the result is a register of `a` or `b` (by its last index): no instruction."""
+    """Each register of the result is a register of `a` or `b` (by its last index): no
+    instruction."""
     offsets = op.result.layout.register_offsets(op.result.shape)
     return [(b if offset[-1] else a)[r] for r, offset in zip(_pair_registers(op), offsets)]
 
@@ -60,7 +61,8 @@ def _split(lw: Lowering, op, x):
     where = {}
     for r, offset in enumerate(joined.layout.register_offsets(joined.shape)):
         where.setdefault(tuple(offset), r)
-    return [[x[where[tuple(offset) + (k,)]] for offset in half.layout.register_offsets(half.shape)] for k in (0, 1)]
+    return [[x[where[tuple(offset) + (k,)]] for offset in half.layout.register_offsets(half.shape)]
+            for k in (0, 1)]
 # --8<-- [end:pairs]
 
 
@@ -122,7 +124,8 @@ def _shuffle_xor(lw: Lowering, value, mask: int):
 # --8<-- [start:reduce]
 def _reduce(lw: Lowering, op, *xs):
     """Fold in each thread, then across lanes by butterfly shuffles, then across warps in shared
-    memory. A partial result is a tuple of components: one per operand, or an argmax's (value, index)."""
+    memory. A partial result is a tuple of components: one per operand, or an argmax's (value,
+    index)."""
     src = op.operands[0]
     axis, kind = op.attrs["axis"], op.attrs["kind"]
     region = op.regions[0] if op.regions else None
@@ -135,7 +138,8 @@ def _reduce(lw: Lowering, op, *xs):
     for r in lw.unique_registers(layout, shape):
         key = drop(axis)(offsets[r])
         value = (xs[0][r], indices[r][axis]) if indices else tuple(x[r] for x in xs)
-        groups[key] = value if key not in groups else _combine(lw, kind, dtypes, groups[key], value, region)
+        groups[key] = value if key not in groups else _combine(lw, kind, dtypes, groups[key], value,
+                                                               region)
     # 2. Across lanes: one butterfly step per lane bit that moves along the axis.
     for mask in layout.lane_masks_along(axis, shape):
         groups = {k: _combine(lw, kind, dtypes, v, tuple(_shuffle_xor(lw, c, mask) for c in v), region)

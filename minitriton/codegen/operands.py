@@ -25,7 +25,8 @@ def _swizzled(lw: Lowering, shared, row, col, row_length: int):
     c = lambda v: ll.Constant(i32, v)
     phase = B.urem(B.udiv(row, c(shared.per_phase)), c(shared.max_phase))
     chunk = B.xor(B.udiv(col, c(shared.vec)), phase)
-    return B.add(B.mul(row, c(row_length)), B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
+    return B.add(B.mul(row, c(row_length)),
+                 B.add(B.mul(chunk, c(shared.vec)), B.urem(col, c(shared.vec))))
 
 
 def to_mma_operand(lw: Lowering, op, x) -> list:
@@ -38,7 +39,8 @@ def to_mma_operand(lw: Lowering, op, x) -> list:
         x = [tf32(lw, v) for v in x]
     _store_operand(lw, src, x, shared, base)
     if isinstance(shared, geometry.WgmmaOperand):
-        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])  # tensor cores read what threads wrote
+        # tensor cores read what threads wrote
+        lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
         lw.barrier()
         return [base]
     lw.barrier()
@@ -53,7 +55,8 @@ def _element_address(lw: Lowering, base, shared, row, col, row_length: int, size
 
 
 def _runs(lw: Lowering, value: ir.Value, run: int):
-    """(first register, its runtime index) of each run of `run` consecutive elements a thread holds."""
+    """(first register, its runtime index) of each run of `run` consecutive elements a thread
+    holds."""
     indices = lw.indices(value.layout, value.shape)
     offsets = value.layout.register_offsets(value.shape)
     seen = set()
@@ -67,7 +70,8 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
     along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    along = 0 if isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major else 1
+    b_k_major = isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major
+    along = 0 if b_k_major else 1
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
         if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):
@@ -92,22 +96,29 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     second = B.and_(B.lshr(lane, ll.Constant(i32, 3)), ll.Constant(i32, 1))
     third = B.lshr(lane, ll.Constant(i32, 4))
     reg_offsets = layout.register_offsets(dst.shape)
-    per_word = layout.k_width  # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
+    # elements in each 32-bit word ldmatrix loads: 2 (16-bit), 4 (8-bit A)
+    per_word = layout.k_width
     matrix_k = 4 * per_word  # one 8 x 8 matrix of b16 is 8 rows of 16 bytes: 8 or 16 elements of K
-    size = 4 * per_word if layout.op_idx == 0 else 4  # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
+    # registers per m16k(2*matrix_k) (A) or k16n8 (B) fragment
+    size = 4 * per_word if layout.op_idx == 0 else 4
     bits = ll.IntType(32 // per_word)
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
-        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)), B.add(within, B.mul(second, ll.Constant(i32, 8))))
-        if layout.op_idx == 0:  # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
-            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)), B.mul(third, ll.Constant(i32, matrix_k)))
+        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)),
+                    B.add(within, B.mul(second, ll.Constant(i32, 8))))
+        # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
+        if layout.op_idx == 0:
+            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)),
+                        B.mul(third, ll.Constant(i32, matrix_k)))
             text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
         else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
             col = B.add(warp_part[1], ll.Constant(i32, c0))
             text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
-        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length, dst.dtype.itemsize), i64)
-        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]), [pointer])
+        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length,
+                                              dst.dtype.itemsize), i64)
+        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]),
+                        [pointer])
         for w in range(count):
             word = B.extract_value(result, w)
             for part in range(per_word):
@@ -125,7 +136,8 @@ def _stage_base(lw: Lowering, op, stage):
 
 
 def _async_load(lw: Lowering, op, ptrs, mask, stage):
-    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill zeros."""
+    """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill
+    zeros."""
     B = lw.b
     src = op.operands[0]
     shared, run = op.attrs["shared"], op.attrs["run"]
@@ -146,14 +158,17 @@ def _async_commit(lw: Lowering, op):
 
 def _async_wait(lw: Lowering, op):
     lw.asm(ll.VoidType(), f"cp.async.wait_group {op.attrs['pending']};", "", [])
-    if op.attrs.get("fence"):  # the copies are read next by the tensor cores (wgmma), not by threads
+    # the copies are read next by the tensor cores (wgmma), not by threads
+    if op.attrs.get("fence"):
         lw.asm(ll.VoidType(), "fence.proxy.async.shared::cta;", "", [])
 
 
 def _local_read(lw: Lowering, op, stage):
-    if isinstance(op.result.layout, SharedOperandLayout):  # read where it is, by wgmma or the FMA dot
+    # read where it is, by wgmma or the FMA dot
+    if isinstance(op.result.layout, SharedOperandLayout):
         return [_stage_base(lw, op, stage[0])]
-    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1], _stage_base(lw, op, stage[0]))
+    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1],
+                        _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]
 
 

@@ -73,9 +73,9 @@ def _quote_line(text: str, line: int) -> str:
 
 
 # --8<-- [start:llvm-to-ptx]
-def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = ()) -> str:
-    """Parse and verify `llir`, link libdevice (and `libraries`) into it where it calls them,
-    optimize it with LLVM's -O3 pipeline, and print it as PTX."""
+def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = (), libdevice: str | None = None) -> str:
+    """Parse and verify `llir`, link libdevice (NVIDIA's, or the file `libdevice`) and `libraries`
+    into it where it calls them, optimize it with LLVM's -O3 pipeline, and print it as PTX."""
     tm = target_machine(arch)
     try:
         module = llvm.parse_assembly(llir)
@@ -88,7 +88,7 @@ def llvm_to_ptx(llir: str, arch: str, libraries: tuple[str, ...] = ()) -> str:
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     try:
-        link_libraries(module, libraries)
+        link_libraries(module, libraries, libdevice)
     except LibraryNotFound as error:
         raise BackendError("libdevice", str(error)) from None
 
@@ -136,7 +136,8 @@ def parse_resource_usage(report: str) -> dict[str, ResourceUsage]:
         elif m := _PROPERTIES.search(line):
             properties_of = m[1]
         elif (m := _FRAME.search(line)) and properties_of in found:
-            found[properties_of].update(stack_frame=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
+            found[properties_of].update(stack_frame=int(m[1]), spill_stores=int(m[2]),
+                                        spill_loads=int(m[3]))
         elif (m := _USED.search(line)) and entry is not None:
             smem = _SMEM.search(line)
             found[entry].update(registers=int(m[1]), shared_bytes=int(smem[1]) if smem else 0)
@@ -152,12 +153,14 @@ def _largest(usages: list[ResourceUsage]) -> ResourceUsage:
 
 # --8<-- [start:ptx-to-cubin]
 def ptx_to_cubin(ptx: str, arch: str) -> tuple[bytes, ResourceUsage]:
-    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource usage."""
+    """Assemble `ptx` for `arch` with `ptxas -v`; return the cubin and the kernel's resource
+    usage."""
     ptxas = ptxas_path()
     if ptxas is None:
         raise BackendError("ptxas", "ptxas was not found on PATH, in $CUDA_HOME/bin, in "
                                     "/usr/local/cuda/bin or in the nvidia-cuda-nvcc wheel; install "
-                                    "that wheel or the CUDA toolkit, or load the PTX itself with the driver")
+                                    "that wheel or the CUDA toolkit, or load the PTX itself with the "
+                                    "driver")
     with tempfile.TemporaryDirectory(prefix="minitriton-") as folder:
         source, cubin = os.path.join(folder, "kernel.ptx"), os.path.join(folder, "kernel.cubin")
         with open(source, "w") as f:

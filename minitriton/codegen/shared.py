@@ -89,7 +89,10 @@ def _places(lw: Lowering, layout, shape, strides, to_src=None, src_rank=None):
     registers' bits never meet in a dimension, OR is addition and the position splits. Returns
     (thread term, constants), or None where the bits meet."""
     src_rank = len(shape) if src_rank is None else src_rank
-    image = (lambda index: list(index)) if to_src is None else (lambda index: _image(to_src, index, shape, src_rank))
+    if to_src is None:
+        image = lambda index: list(index)  # noqa: E731
+    else:
+        image = lambda index: _image(to_src, index, shape, src_rank)  # noqa: E731
     thread_bits, register_bits = [0] * src_rank, [0] * src_rank
     for basis in layout.lane_bases(shape) + layout.warp_bases(shape):
         thread_bits = [t | b for t, b in zip(thread_bits, image(basis))]
@@ -105,7 +108,8 @@ def _places(lw: Lowering, layout, shape, strides, to_src=None, src_rank=None):
     return thread, [sum(i * s for i, s in zip(c, strides)) for c in constants]
 
 
-def element_ptrs(lw: Lowering, op, layout, shape, strides, dtype, base: int = 0, to_src=None, src_rank=None):
+def element_ptrs(lw: Lowering, op, layout, shape, strides, dtype, base: int = 0, to_src=None,
+                 src_rank=None):
     """A shared-memory pointer per register of (`layout`, `shape`), into the op's buffer + `base`
     bytes, at the element's place under `strides`: two instructions a register where `_places`
     splits, else the index arithmetic in full."""
@@ -115,7 +119,8 @@ def element_ptrs(lw: Lowering, op, layout, shape, strides, dtype, base: int = 0,
     if split is not None:
         thread, constants = split
         first = lw.b.add(ll.Constant(i32, start), lw.b.mul(thread, ll.Constant(i32, size)))
-        return [lw.shared_ptr(lw.b.add(first, ll.Constant(i32, c * size)) if c else first) for c in constants]
+        return [lw.shared_ptr(lw.b.add(first, ll.Constant(i32, c * size)) if c else first)
+                for c in constants]
     indices = lw.indices(layout, shape)
     if to_src is not None:
         indices = [index_map(lw, to_src, index, src_rank, shape) for index in indices]
@@ -132,7 +137,8 @@ def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_s
     for r in lw.unique_registers(src.layout, src.shape):
         write(lw, written[r], registers[r], dtype)
     lw.barrier()
-    read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src, src_rank=len(src.shape))
+    read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src,
+                           src_rank=len(src.shape))
     return [read(lw, ptr, dtype) for ptr in read_at]
 # --8<-- [end:through_shared]
 

@@ -42,7 +42,8 @@ def from_wheels(suffix: str) -> str | None:
 
 # --8<-- [start:find]
 def ptxas_path() -> str | None:
-    """`ptxas`: on PATH, in $CUDA_HOME/bin, in /usr/local/cuda/bin, else from the nvidia-cuda-nvcc wheel."""
+    """`ptxas`: on PATH, in $CUDA_HOME/bin, in /usr/local/cuda/bin, else from the nvidia-cuda-nvcc
+    wheel."""
     found = shutil.which("ptxas")
     if found:
         return found

@@ -7,4 +7,4 @@ Chapter: 02-frontend.
 - `control`: `if`, `for` and `while`; `calls`: calls, inlining, combine functions.
 """
 from .generator import CodeGenerator, generate  # noqa: F401
-from .source import KernelFunction, ParsedFunction, dependency_sources, parse  # noqa: F401
+from .source import GONE, Dependencies, GlobalRead, KernelFunction, ParsedFunction, dependencies, parse  # noqa: F401

@@ -68,7 +68,8 @@ class Calls:
                 raise self.error(k, f"cannot unpack {_describe(value)} into keyword arguments")
         if isinstance(fn, Method):
             fn, args = fn.function, [fn.tensor, *args]
-        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):  # x.reduce(axis, combine)
+        # x.reduce(axis, combine)
+        if inspect.ismethod(fn) and fn.__func__ in (reduce, associative_scan):
             fn, args = fn.__func__, [fn.__self__, *args]
         if fn is reduce or fn is associative_scan:
             return self.combine(fn, args, kwargs, node)
@@ -189,9 +190,11 @@ class Calls:
                 raise self.error(node, "map_elementwise's scalar_fn must return scalars: it maps one element "
                                        "at a time, and makes no tiles")
             dtypes = tuple(r.dtype for r in results[::pack])
-            if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes for k in range(pack)):
-                raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of one type for "
-                                 f"each result, got {len(results)} of types {[str(r.dtype) for r in results]}")
+            if len(results) % pack or any(tuple(r.dtype for r in results[k::pack]) != dtypes
+                                          for k in range(pack)):
+                types = [str(r.dtype) for r in results]
+                raise self.error(node, f"with pack={pack}, scalar_fn must return {pack} scalars of "
+                                 f"one type for each result, got {len(results)} of types {types}")
             self.builder.create("yield", results)
         finally:
             self.builder.block = saved
@@ -204,7 +207,8 @@ class Calls:
 
     # --8<-- [start:inline]
     def inline(self, callee, args: list, kwargs: dict, node: ast.Call):
-        """Generate the body of a called @jit function in place, with its parameters bound to the args."""
+        """Generate the body of a called @jit function in place, with its parameters bound to the
+        args."""
         if self.depth > 64:
             raise self.error(node, "calls nest too deeply (a @jit function calling itself?)",
                              "@jit functions are inlined, so they cannot recurse")

@@ -79,14 +79,16 @@ class ControlFlow:
         else_values = self.yield_values(else_block, [y for _, _, _, y in yielded])
         for (n, path, _, _), a, b in zip(yielded, then_values, else_values):
             if a.type != b.type:
-                raise self.error(self.assigned_at.get(n, node), f"`{path}` is {a.type} in the then branch but "
+                raise self.error(self.assigned_at.get(n, node),
+                                 f"`{path}` is {a.type} in the then branch but "
                                  f"{b.type} in the else branch", "give it the same type and shape in both "
                                  "branches")
         op = self.builder.region_op("if", [cond.handle], [v.type for v in then_values],
                                     [then_block, else_block])
         self.scope = {**before, **merged}
         for n, structure, leaves in joined:
-            self.scope[n] = rebuild(structure, [tl.tensor(op.results[x.index]) if isinstance(x, _Result) else x
+            self.scope[n] = rebuild(structure,
+                                    [tl.tensor(op.results[x.index]) if isinstance(x, _Result) else x
                                                 for x in leaves])
     # --8<-- [end:if]
 

@@ -14,6 +14,8 @@ import builtins
 import operator
 from typing import Any
 
+import numpy as np
+
 from .. import ir
 from ..errors import CompilationError, Loc
 from ..language import core as tl
@@ -91,17 +93,20 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
     may read as a constant (`tl.extra.cuda.num_warps()`).
     """
     parsed = jit_fn.parsed
+    jit_fn.check_kernel_parameters()
     builder = ir.Builder()
     args, arg_attrs, scope = [], [], {}
     loc = Loc(parsed.file, parsed.first_line, parsed.col_offset, parsed.name)
     fn = ir.Function(name or parsed.name, args, builder.block, arg_attrs, loc)
     for param in sorted(jit_fn.constexpr_names & set(jit_fn.do_not_specialize)):
         raise CompilationError(loc, f"{param} marked as constexpr and listed in do_not_specialize",
-                               "a constexpr is compiled for each of its values; leave it out of do_not_specialize")
+                               "a constexpr is compiled for each of its values; leave it out of "
+                               "do_not_specialize")
     with semantic.building(builder, num_warps):
         for param in jit_fn.arg_names:
             if param in constexprs or param not in specs:
-                value = constexprs[param] if param in constexprs else jit_fn.signature.parameters[param].default
+                default = jit_fn.signature.parameters[param].default
+                value = constexprs[param] if param in constexprs else default
                 scope[param] = tl._unwrap(value)
                 continue
             annotation = jit_fn.signature.parameters[param].annotation
@@ -109,7 +114,8 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
             try:
                 scope[param] = argument(param, specs[param], args, arg_attrs, const)
                 dtype = tl.annotated_dtype(annotation)  # v: tl.int8, converted on entry
-                if dtype is not None and isinstance(specs[param], ArgSpec) and not specs[param].dtype.is_ptr():
+                if (dtype is not None and isinstance(specs[param], ArgSpec)
+                        and not specs[param].dtype.is_ptr()):
                     scope[param] = tl.tensor(semantic.cast(tl._value(scope[param]), dtype))
             except SemanticError as e:  # a descriptor argument the language refuses
                 raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from _bare(e)
@@ -126,11 +132,13 @@ def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const
     if isinstance(spec, Constant):
         return tl._unwrap(spec.value)
     if isinstance(spec, AggregateSpec):
-        members = [argument(f"{name}.{n}", m, args, arg_attrs, const) for n, m in zip(spec.names, spec.members)]
+        members = [argument(f"{name}.{n}", m, args, arg_attrs, const)
+                   for n, m in zip(spec.names, spec.members)]
         if spec.kind is TensorDescriptor:
             return make_tensor_descriptor(*members, *spec.fixed)
         return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
-    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if const and spec.dtype.is_ptr() else spec.dtype
+    read_only = const and spec.dtype.is_ptr()
+    dtype = ir.pointer_type(spec.dtype.pointee, const=True) if read_only else spec.dtype
     value = ir.Value(ir.scalar(dtype), name=name)
     args.append(value)
     arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
@@ -148,8 +156,7 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     # -- locations and errors ---------------------------------------------------------------------
     def loc(self, node: ast.AST) -> Loc:
-        return Loc(self.parsed.file, self.parsed.first_line + getattr(node, "lineno", 1) - 1,
-                   self.parsed.col_offset + getattr(node, "col_offset", 0), self.parsed.name)
+        return self.parsed.loc(node)
 
     def error(self, node: ast.AST, message: str, hint: str | None = None) -> CompilationError:
         return CompilationError(self.loc(node), message, hint)
@@ -291,6 +298,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
                          "a kernel sees its arguments, its local variables, and module-level names")
 
     def global_value(self, node, value):
+        if isinstance(value, np.generic):  # np.float32(0.5): a number, as a launch takes one
+            return value.item()
         if type(value).__module__.startswith(("torch", "numpy", "cupy")) and hasattr(value, "shape"):
             raise self.error(node, f"global `{node.id}` is an array ({type(value).__name__}); kernels "
                              "cannot read host arrays", "pass it to the kernel as an argument")
@@ -298,6 +307,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute):
         base = self.visit(node.value)
+        if isinstance(base, (bool, int, float)) and node.attr == "type":
+            return tl.constexpr_type(base)  # a number in a kernel is a constexpr, as in Triton
         if isinstance(base, (bool, int, float)) and not hasattr(base, node.attr) and hasattr(tl.tensor, node.attr):
             base = tl.to_tensor(base)  # `x = 1; x.dtype`, `(2.0).to(...)`: a number read as a tensor
         try:

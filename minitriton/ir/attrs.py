@@ -27,7 +27,8 @@ ATTRS = {
                   "the result's element type"),
     "symbol": Attr("extern_elementwise", "frontend (tl.extra.libdevice, tl.extern_elementwise)",
                    "interpreter, codegen",
-                   "the library function called, e.g. __nv_sinf; 16-bit floats go through its f32 version"),
+                   "the library function called, e.g. __nv_sinf; 16-bit floats go through its "
+                   "f32 version"),
     "libpath": Attr("extern_elementwise", "frontend (tl.extern_elementwise)", "codegen backend",
                     "a bitcode file to link that defines the symbol (libdevice needs none)"),
     "register": Attr("special_register", "frontend (tl.extra.cuda)", "all",

@@ -57,8 +57,8 @@ def tile(shape, dtype: DType) -> Type:
 class Value:
     """An SSA value: made once, by an op (`owner`) or as a block argument, and never changed.
 
-    `name` is a hint for the printer (a kernel argument's name). `layout` stays None until the layout
-    pass says which thread holds which element.
+    `name` is a hint for the printer (a kernel argument's name). `layout` stays None until the
+    layout pass says which thread holds which element.
     """
 
     type: Type
@@ -77,7 +77,8 @@ class Value:
 
 @dataclass(eq=False)
 class Block:
-    """A list of ops run in order, with arguments (a loop body's induction variable and carried values)."""
+    """A list of ops run in order, with arguments (a loop body's induction variable and carried
+    values)."""
 
     args: list[Value] = field(default_factory=list)
     ops: list[Op] = field(default_factory=list)
@@ -115,10 +116,12 @@ class Function:
     body: Block
     arg_attrs: list[dict[str, Any]] = field(default_factory=list)
     loc: Loc | None = None
-    attrs: dict[str, Any] = field(default_factory=dict)  # what the passes decide for the whole kernel
+    # what the passes decide for the whole kernel
+    attrs: dict[str, Any] = field(default_factory=dict)
 
     def walk(self) -> Iterator[Op]:
-        """Every op, in program order, nested regions included (an op comes before its regions' ops)."""
+        """Every op, in program order, nested regions included (an op comes before its regions'
+        ops)."""
         yield from walk_block(self.body)
 # --8<-- [end:value]
 

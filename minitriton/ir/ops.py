@@ -186,7 +186,8 @@ def _join(name, operands, attrs):
 def _split(name, operands, attrs):
     """The two halves of a tile along its last dimension, which has size 2 (join's inverse)."""
     (x,) = operands
-    _check(len(x.shape) >= 2 and x.shape[-1] == 2, name, f"needs a last dimension of size 2, got {x.shape}")
+    _check(len(x.shape) >= 2 and x.shape[-1] == 2, name,
+           f"needs a last dimension of size 2, got {x.shape}")
     return [tile(x.shape[:-1], x.dtype)] * 2
 
 
@@ -194,7 +195,8 @@ def _gather(name, operands, attrs):
     """result[i] = src[i with i[axis] replaced by index[i]]: the result has the index's shape."""
     src, index = operands
     axis = attrs["axis"]
-    _check(src.type.is_tile and len(index.shape) == len(src.shape), name, "source and index must have one rank")
+    _check(src.type.is_tile and len(index.shape) == len(src.shape), name,
+           "source and index must have one rank")
     _check(0 <= axis < len(src.shape), name, f"axis {axis} out of range")
     _check(index.dtype.is_int() and not index.dtype.is_bool(), name, "index must be an integer tile")
     _check(all(i == s for d, (i, s) in enumerate(zip(index.shape, src.shape)) if d != axis), name,
@@ -320,7 +322,8 @@ ELEMENTWISE = ARITHMETIC | BITWISE | MATH | {"fma", "cmp", "select", "cast", "bi
                                             "extern_elementwise"}
 # A side effect, or a result that two identical calls may not share: never merged, never dropped.
 EFFECTS = {"load", "store", "atomic", "atomic_cas", "print", "assert", "barrier", "special_register",
-           "griddepcontrol", *REGION_OPS, *TERMINATORS, "inline_asm"}  # inline_asm: kept as written, pure or not
+           # inline_asm: kept as written, pure or not
+           "griddepcontrol", *REGION_OPS, *TERMINATORS, "inline_asm"}
 # Pure and a few instructions per element: computing one again where it is needed costs less than
 # moving it between threads (the layout pass) or waiting for it (the pipeliner clones them).
 CHEAP = (ELEMENTWISE - MATH - {"fma", "extern_elementwise"}) | {
@@ -342,7 +345,8 @@ OPS: dict[str, Callable] = {
     **{op: _elementwise(_INTS) for op in sorted(BITWISE)},
     **{op: _elementwise(("float",)) for op in sorted(MATH)},
     "fma": _fma, "cmp": _cmp, "select": _select, "cast": _cast, "bitcast": _cast,
-    "extern_elementwise": _extern_elementwise,  # libdevice: tl.extra.libdevice, tl.extern_elementwise
+    # libdevice: tl.extra.libdevice, tl.extern_elementwise
+    "extern_elementwise": _extern_elementwise,
     # memory
     "addptr": _addptr, "load": _load, "store": _store, "atomic": _atomic,
     "atomic_cas": _atomic_cas,
@@ -355,17 +359,20 @@ OPS: dict[str, Callable] = {
     "for": _region_op, "if": _region_op, "while": _region_op, "yield": _no_results,
     "condition": _no_results, "print": _no_results, "assert": _no_results,
     "hint": _passthrough, "barrier": _no_results, "special_register": _special_register,
-    "griddepcontrol": _no_results,  # {control = wait | launch_dependents}: programmatic dependent launch
+    # {control = wait | launch_dependents}: programmatic dependent launch
+    "griddepcontrol": _no_results,
     # made by the layout pass: the same values, held by other threads
     "convert_layout": _passthrough,
 }
 
 # Ops only the CUDA backend makes (software pipelining): they never reach the interpreter.
 BACKEND_OPS: dict[str, Callable] = {
-    "async_load": _no_results,    # (ptrs, mask?, stage) -> copies a tile into stage `stage` of a buffer
+    # (ptrs, mask?, stage) -> copies a tile into stage `stage` of a buffer
+    "async_load": _no_results,
     "async_commit": _no_results,  # closes the group of copies issued since the last commit
     "async_wait": _no_results,    # waits until at most attrs["pending"] groups are in flight
-    "local_read": lambda name, operands, attrs: [attrs["type"]],  # (stage) -> the tile, in registers
+    # (stage) -> the tile, in registers
+    "local_read": lambda name, operands, attrs: [attrs["type"]],
     "wgmma_wait": _passthrough,   # (acc) -> acc, once the wgmma groups writing it are done
 }
 OPS.update(BACKEND_OPS)

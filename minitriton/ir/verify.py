@@ -63,10 +63,12 @@ def _verify_region_op(op: Op, defined: set[int], fn: Function) -> None:
         loop = loop_parts(op)
         _check(all(not v.type.is_tile and v.dtype.is_int() for v in loop.bounds), "for",
                "bounds and step must be integer scalars")
-        _check([a.type for a in loop.body.args] == [loop.bounds[0].type] + [v.type for v in loop.inits], "for",
+        carried = [loop.bounds[0].type] + [v.type for v in loop.inits]
+        _check([a.type for a in loop.body.args] == carried, "for",
                "block arguments must be the induction variable and the carried values")
         _check([v.type for v in loop.inits] == result_types, "for", "carried values must match results")
-        _check([v.type for v in loop.yielded] == result_types, "for", "yield must match the carried values")
+        _check([v.type for v in loop.yielded] == result_types, "for",
+               "yield must match the carried values")
     elif op.name == "if":
         _check(op.operands[0].type == scalar(int1), "if", "condition must be a scalar int1")
         for region in op.regions:

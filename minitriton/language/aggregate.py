@@ -118,7 +118,8 @@ def _put_together(structure: Structure, leaves: Iterator):
     if issubclass(kind, aggregate):
         names, fixed = _fields(kind)
         return kind(**dict(zip(names, parts)), **dict(zip(fixed, structure.fixed)))
-    return kind(*parts) if hasattr(kind, "_fields") else kind(parts)  # a namedtuple, or a tuple or list
+    # a namedtuple, or a tuple or list
+    return kind(*parts) if hasattr(kind, "_fields") else kind(parts)
 # --8<-- [end:structure]
 
 

@@ -34,7 +34,8 @@ def block_tile(base: tensor, shape, strides, offsets, block_shape: tuple[int, ..
     for d, size in enumerate(block_shape):
         run = rows if d == 0 and rows is not None else binary("add", arange(0, size), offsets[d].handle)
         index = cast(run, ir.int64)
-        inside = compare("lt", cast(index, ir.uint64), cast(shape[d].handle, ir.uint64)) if d in checked else None
+        inside = compare("lt", cast(index, ir.uint64),
+                         cast(shape[d].handle, ir.uint64)) if d in checked else None
         for axis in range(rank):  # along dimension d, the other dimensions of size 1
             if axis != d:
                 index = expand_dims(index, axis)
@@ -155,13 +156,12 @@ class tensor_descriptor(aggregate):
             raise SemanticError(f"x offsets must be 32-bit integers, got {x_offsets.dtype}", _OFFSETS_HINT)
         count = x_offsets.shape[0]
         if count < 8:
-            raise SemanticError(f"descriptor {what} must have at least 8 rows, but got {list(x_offsets.shape)}",
-                                "give at least 8 row offsets")
+            raise SemanticError(f"descriptor {what} must have at least 8 rows, but got "
+                                f"{list(x_offsets.shape)}", "give at least 8 row offsets")
         columns = 32 // self.dtype.primitive_bitwidth * 8
         if self.block_shape[1] < columns:
-            raise SemanticError(f"descriptor {what} of {self.dtype} must have at least {columns} columns, but "
-                                f"got {self.block_shape[1]}",
-                                "widen the descriptor's block")
+            raise SemanticError(f"descriptor {what} of {self.dtype} must have at least {columns} "
+                                f"columns, but got {self.block_shape[1]}", "widen the descriptor's block")
         column = _scalars((y_offset,), ir.int32, "y offset", _OFFSETS_HINT)
         return block_tile(self.base, self.shape, self.strides, (None, *column), (count, self.block_shape[1]),
                           (0, 1), rows=x_offsets.handle)

@@ -462,8 +462,10 @@ def abs(x) -> tensor:
 
 @builtin(method=True)
 def fma(x, y, z) -> tensor:
-    a, b = semantic.meet(_operand(x), _operand(y), "fma")
-    a, c = semantic.meet(a, _operand(z), "fma")
+    """x * y + z, rounded once. A Python number is a tensor of its own type here (Triton's
+    to_tensor), so `tl.fma(h, 2.0, h)` of an fp16 `h` computes in fp32."""
+    a, b = semantic.meet(_value(x), _value(y), "fma")
+    a, c = semantic.meet(a, _value(z), "fma")
     b, _ = semantic.meet(b, c, "fma")
     if not a.dtype.is_floating():
         raise SemanticError(f"tl.fma takes floats, got {a.dtype}", "convert the operands: x.to(tl.float32)")
@@ -472,7 +474,7 @@ def fma(x, y, z) -> tensor:
 
 @builtin(method=True)
 def umulhi(x, y) -> tensor:
-    a, b = semantic.meet(_operand(x), _operand(y), "umulhi")
+    a, b = semantic.meet(_value(x), _value(y), "umulhi")  # a number is an int32 tensor (to_tensor)
     if not a.dtype.is_int():
         raise SemanticError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got {a.dtype}",
                             "umulhi is the high half of an integer product")

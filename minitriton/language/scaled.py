@@ -34,7 +34,8 @@ SCALE_NAN = 0xFF  # the e8m0 code for NaN
 
 # --8<-- [start:dot-scaled]
 @builtin
-def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
+               lhs_k_pack=True,
                rhs_k_pack=True, out_dtype=ir.float32) -> tensor:
     """`acc + (lhs * 2**(lhs_scale - 127)) @ (rhs * 2**(rhs_scale - 127))`, each scale spread over
     32 elements along K (`lhs_scale` is [M, K // 32], `rhs_scale` [N, K // 32]: not transposed);
@@ -42,11 +43,13 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     or along M (N) with `lhs_k_pack=False` (`rhs_k_pack=False`). A scale of 0xFF makes its 32
     elements NaN, unless `fast_math` says the kernel has none."""
     if _dtype(out_dtype) != ir.float32:
-        raise SemanticError("Only float32 is supported for out_dtype at the moment", "leave out_dtype out")
+        raise SemanticError("Only float32 is supported for out_dtype at the moment",
+                            "leave out_dtype out")
     a, b = _value(lhs), _value(rhs)
     if not a.type.is_tile or not b.type.is_tile or len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
-        raise SemanticError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: {list(b.shape)})",
-                            "a 2-D dot_scaled multiplies [M, K] by [K, N]; a 3-D one [B, M, K] by [B, K, N]")
+        raise SemanticError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: "
+                            f"{list(b.shape)})", "a 2-D dot_scaled multiplies [M, K] by [K, N]; a 3-D "
+                            "one [B, M, K] by [B, K, N]")
     lhs_format, rhs_format = _format(lhs_format, "lhs"), _format(rhs_format, "rhs")
     lhs_k_pack, rhs_k_pack = bool(_unwrap(lhs_k_pack)), bool(_unwrap(rhs_k_pack))
     for k_pack, fmt in ((lhs_k_pack, lhs_format), (rhs_k_pack, rhs_format)):
@@ -115,7 +118,8 @@ def _unpacked(x: Value, axis: int) -> Value:
         halves.append(cast(binary("or", bits, sign), ir.bfloat16, bitcast=True))
     pairs = emit("join", halves)  # [..., 2]: each byte's two elements side by side
     rank = len(x.shape)
-    if axis != rank - 1:  # the pairs go next to their axis; along the last one they are (tl.interleave)
+    # the pairs go next to their axis; along the last one they are (tl.interleave)
+    if axis != rank - 1:
         pairs = trans(pairs, tuple(range(axis + 1)) + (rank,) + tuple(range(axis + 1, rank)))
     return reshape(pairs, x.shape[:axis] + (2 * x.shape[axis],) + x.shape[axis + 1:])
 # --8<-- [end:fp4]
@@ -149,7 +153,8 @@ def _scaled(x: Value, scale: Value | None, fast_math, rhs: bool) -> Value:
     if x.dtype.is_bf16():
         factor = cast(binary("shl", cast(scale, ir.uint16), Weak(7)), ir.bfloat16, bitcast=True)
     else:
-        factor = cast(cast(binary("shl", cast(scale, ir.uint32), Weak(23)), ir.float32, bitcast=True), ir.float16)
+        factor = cast(cast(binary("shl", cast(scale, ir.uint32), Weak(23)), ir.float32,
+                           bitcast=True), ir.float16)
     if not _unwrap(fast_math):
         factor = where(compare("eq", scale, Weak(SCALE_NAN)), Weak(float("nan")), factor)
     rows, groups = scale.shape

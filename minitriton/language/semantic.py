@@ -12,6 +12,7 @@ import contextlib
 
 from .. import ir
 from ..dtypes import nearest
+from ..exercise_hooks import replaceable
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
@@ -62,7 +63,8 @@ def emit(name: str, operands: list[Value], **attrs) -> Value:
 
 # --8<-- [start:promotion]
 def integer_promote(a: DType, b: DType) -> DType:
-    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is wider."""
+    """Two integer types meet at the wider one; mixed signedness goes unsigned unless the signed is
+    wider."""
     if a.is_bool():
         return b
     if b.is_bool():
@@ -76,6 +78,7 @@ def integer_promote(a: DType, b: DType) -> DType:
 DIVISIONS = ("div", "floordiv", "rem")
 
 
+@replaceable("semantic.computation_type")
 def computation_type(a: DType, b: DType, op: str) -> DType:
     """The dtype both operands of a binary op are converted to before the op (Triton's rules)."""
     if a.is_floating() or b.is_floating():
@@ -87,13 +90,16 @@ def computation_type(a: DType, b: DType, op: str) -> DType:
             return ir.float32  # 16-bit floats are divided in fp32, as PTX has no fp16 division
         if ir.float16 in (a, b):
             return ir.float16  # fp16 wins over bf16 (Triton's rule)
-        if a.is_bf16() or b.is_bf16():
+        if a == b == ir.bfloat16:
             return ir.bfloat16
+        if a.is_bf16() or b.is_bf16():
+            return ir.float32  # bf16 and an integer (or an fp8) meet at fp32 (Triton's rule)
         if a.is_fp8() and b.is_fp8():
             return a if a == b else ir.float16  # two different fp8s meet at fp16 (Triton's rule)
         return a if a.is_floating() else b  # an fp8 and an integer: the fp8
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
-        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have different signedness",
+        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have "
+                            "different signedness",
                             "cast one of them so both are signed or both unsigned")
     if op == "div":  # `/` of two integers is a float division
         return ir.float32
@@ -141,15 +147,16 @@ def constant(value, dtype: DType) -> Value:
     if dtype.is_bool() or dtype.is_ptr() and value == 0:
         return builder().constant(bool(value) if dtype.is_bool() else 0, dtype)
     if dtype.is_ptr():
-        raise SemanticError(f"cannot make a constant pointer of {value}", "the only constant pointer is 0 (null)")
+        raise SemanticError(f"cannot make a constant pointer of {value}",
+                            "the only constant pointer is 0 (null)")
     if isinstance(value, float) and not value.is_integer():
         raise SemanticError(f"cannot make a constant of {dtype} from the float {value}",
-                            f"an integer tile holds integers: make a float tile (tl.float32) or give an "
-                            f"integer such as {dtype.get_int_min_value()} (the smallest {dtype})")
-    if not dtype.get_int_min_value() <= value <= dtype.get_int_max_value():
+                            "an integer tile holds integers: make a float tile (tl.float32), or "
+                            f"give an integer such as {dtype.get_int_min_value()} (the smallest)")
+    lo, hi = dtype.get_int_min_value(), dtype.get_int_max_value()
+    if not lo <= value <= hi:
         raise SemanticError(f"Scalar {value} is out of range for type {dtype}",
-                            f"{dtype} holds {dtype.get_int_min_value()} to {dtype.get_int_max_value()}; "
-                            "use a wider type, or write the value that is meant")
+                            f"{dtype} holds {lo} to {hi}: use a wider type, or the value meant")
     return builder().constant(int(value), dtype)
 
 
@@ -159,10 +166,11 @@ def converted(value, dtype: DType) -> Value:
     smallest). A number both types hold exactly is that constant: the same value, one op fewer."""
     def holds(t: DType) -> bool:
         if t.is_floating():
-            return value != value or nearest(float(value), t) == value  # every float type has a NaN
+            return value != value or nearest(float(value), t) == value  # every float has a NaN
         if t.is_bool():
             return value in (0, 1)
-        return float(value).is_integer() and t.get_int_min_value() <= value <= t.get_int_max_value()
+        in_range = t.get_int_min_value() <= value <= t.get_int_max_value()
+        return float(value).is_integer() and in_range
     exact = holds(Weak(value).dtype) and holds(dtype)
     return constant(value, dtype) if exact else cast(scalar_constant(value), dtype)
 
@@ -194,12 +202,15 @@ def meet(a, b, op: str) -> tuple[Value, Value]:
 
 # --8<-- [start:pointer-operands]
 POINTER_HINTS = {  # what to write instead, by where a pointer met an operator that does not take it
-    "arith": "pointers take only + and - of integer offsets (ptr + offsets); load through them for values",
+    "arith": "pointers take only + and - of integer offsets (ptr + offsets); load through them "
+             "for values",
     "cmp": "compare the offsets instead, or the addresses as integers: ptr.to(tl.int64)",
-    "select": "tl.where picks between two pointers of one type, or between two values; not a pointer and a value",
-    "offset": "a pointer moves by a whole number of elements: convert the offsets, offsets.to(tl.int32)",
-    "mask": "a condition selects elements through mask= of tl.load / tl.store (tl.load(ptr + offsets, "
-            "mask=cond)); to move the pointer by 0 or 1, convert it: cond.to(tl.int32)",
+    "select": "tl.where picks between two pointers of one type, or between two values; not a "
+              "pointer and a value",
+    "offset": "a pointer moves by a whole number of elements: convert the offsets, "
+              "offsets.to(tl.int32)",
+    "mask": "a condition selects elements through mask= of tl.load / tl.store (tl.load(ptr + "
+            "offsets, mask=cond)); to move the pointer by 0 or 1, convert it: cond.to(tl.int32)",
 }
 
 
@@ -209,7 +220,7 @@ def invalid_operands(a: DType, b: DType, hint: str | None = None) -> SemanticErr
 
 
 def no_pointer(x: Value, what: str) -> Value:
-    """`x`, checked not to be a pointer: `what` (a math function, a reduction) takes numbers only."""
+    """`x`, checked not to be a pointer: `what` (a math function, a reduction) takes numbers."""
     if x.dtype.is_ptr():
         raise SemanticError(f"Unexpected dtype {x.dtype}: {what} takes numbers, not pointers",
                             "load through the pointers first: tl.load(ptr)")
@@ -225,9 +236,12 @@ def _kind(dtype: DType) -> int:
 def weak_to(w: Weak, other: DType, op: str) -> Value:
     """A Python number meeting a value of dtype `other` (Triton's rule): a number of a kind no
     higher than the value's (bool < integer < float) takes the value's dtype and must fit in it;
-    one of a higher kind keeps its own dtype, and the promotion decides."""
+    one of a higher kind keeps its own dtype, and the promotion decides. Dividing a 16-bit float
+    (`/`, `%`) is done in fp32: the number becomes an fp32 straight away, never rounded to 16 bits."""
     if other.is_ptr() or _kind(w.dtype) > _kind(other):
         return scalar_constant(w.value)
+    if op in DIVISIONS and other.is_floating() and other.bits == 16:
+        return constant(w.value, ir.float32)
     if other.is_int() and not other.is_bool() and not isinstance(w.value, bool):
         if w.value < 0 and other.kind == "uint":
             raise SemanticError(f"Cannot perform a binary operation between an unsigned tensor ({other}) and a "
@@ -239,7 +253,8 @@ def weak_to(w: Weak, other: DType, op: str) -> Value:
     return constant(w.value, other)
 
 
-# --8<-- [start:broadcast]
+# --8<-- [start:broadcast-shapes]
+@replaceable("semantic.broadcast_shapes")
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """numpy's rule: align from the right; sizes must match or one of them be 1."""
     rank = max(len(a), len(b))
@@ -252,8 +267,10 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
                                 "the sizes of each dimension must match or one of them be 1")
         shape.append(max(x, y))
     return tuple(shape)
+# --8<-- [end:broadcast-shapes]
 
 
+# --8<-- [start:broadcast-to]
 def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     """Splat a scalar, add leading unit dimensions, then stretch the unit dimensions."""
     shape = tuple(shape)
@@ -274,7 +291,7 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)
     return emit("broadcast", [x], shape=shape)
-# --8<-- [end:broadcast]
+# --8<-- [end:broadcast-to]
 
 
 def broadcast_pair(a: Value, b: Value) -> tuple[Value, Value]:
@@ -405,8 +422,8 @@ def absolute(x: Value) -> Value:
 
 # --8<-- [start:pointer-arith]
 def pointer_arith(op: str, a, b) -> Value:
-    """`ptr + offsets`, `offsets + ptr`, `ptr - offsets`: the only arithmetic on pointers. The offset
-    must be an integer (a boolean is refused: `ptr + mask` is a mask meant for tl.load)."""
+    """`ptr + offsets`, `offsets + ptr`, `ptr - offsets`: the only arithmetic on pointers. The
+    offset must be an integer (a boolean is refused: `ptr + mask` is a mask meant for tl.load)."""
     dtypes = [x.dtype for x in (a, b)]
     if op not in ("add", "sub") or op == "sub" and (isinstance(a, Weak) or not a.dtype.is_ptr()):
         raise invalid_operands(*dtypes, POINTER_HINTS["arith"])
@@ -417,11 +434,12 @@ def pointer_arith(op: str, a, b) -> Value:
     if b.dtype.is_ptr():
         raise SemanticError("cannot add pointers together" if op == "add" else
                             f"invalid operands of type {a.dtype} and {b.dtype}",
-                            "offset a pointer by an integer tile: ptr + offsets (to subtract two pointers, "
-                            "subtract their offsets, or their addresses: p.to(tl.int64) - q.to(tl.int64))")
+                            "offset a pointer by an integer tile: ptr + offsets (to subtract two "
+                            "pointers, subtract their offsets, or p.to(tl.int64) - q.to(tl.int64))")
     if not b.dtype.is_int() or b.dtype.is_bool():
-        raise SemanticError(f"invalid operands of type {a.dtype} and {b.dtype}: pointer offsets must be integers",
-                            POINTER_HINTS["mask" if b.dtype.is_bool() else "offset"])
+        hint = POINTER_HINTS["mask" if b.dtype.is_bool() else "offset"]
+        raise SemanticError(f"invalid operands of type {a.dtype} and {b.dtype}: pointer offsets "
+                            "must be integers", hint)
     if op == "sub":
         b = emit("neg", [b])
     a, b = broadcast_pair(a, b)
@@ -524,9 +542,10 @@ def _as_mask(mask) -> Value:
 
 
 def sum_dtype(x: Value, dtype: DType | None) -> Value:
-    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers."""
+    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers,
+    keeping their signedness (int1 is unsigned, as in Triton: a sum of booleans is a uint32)."""
     if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
-        dtype = ir.uint32 if x.dtype.kind == "uint" else ir.int32
+        dtype = ir.uint32 if x.dtype.kind == "uint" or x.dtype.is_bool() else ir.int32
     return x if dtype is None else cast(x, dtype)
 
 

@@ -36,7 +36,8 @@ def split(a) -> tuple[tensor, tensor]:
     a tile of shape [2] splits into two scalars."""
     x = _value(a)
     if not x.type.is_tile or x.shape[-1] != 2:
-        raise SemanticError(f"split needs a tensor whose last dimension has size 2, got shape {list(x.shape)}",
+        raise SemanticError(f"split needs a tensor whose last dimension has size 2, got shape "
+                            f"{list(x.shape)}",
                             "join two tensors first, or reshape so that the last dimension is 2")
     if len(x.shape) == 1:
         left, right = builder().create("split", [semantic.reshape(x, (1, 2))]).results
@@ -71,8 +72,8 @@ def gather(src, index, axis) -> tensor:
         raise SemanticError(f"index must be an integer tensor, got {i.dtype}", "convert it: index.to(tl.int32)")
     rank = len(s.shape)
     if not s.type.is_tile or len(i.shape) != rank:
-        raise SemanticError(f"source and index tensors must have the same rank, got shapes {list(s.shape)} "
-                            f"and {list(i.shape)}", "reshape the index to the source's rank")
+        raise SemanticError(f"source and index tensors must have the same rank, got shapes "
+                            f"{list(s.shape)} and {list(i.shape)}", "reshape the index to the source's rank")
     if not -rank <= axis < rank:
         raise SemanticError(f"gather axis {axis} must be < source rank ({rank})",
                             f"the source has axes 0 to {rank - 1}")

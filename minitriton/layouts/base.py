@@ -36,6 +36,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..exercise_hooks import replaceable
+
 Index = tuple[int, ...]
 Owner = tuple[int, int, int]  # (warp, lane, register)
 
@@ -225,6 +227,7 @@ class DistributedLayout:
         return self._fields(self.warp_bases(shape))
     # --8<-- [end:fields]
 
+    @replaceable("layouts.lane_masks_along")
     def lane_masks_along(self, dim: int, shape: Sequence[int]) -> list[int]:
         """Lane-id bits that move along `dim`: a reduction along `dim` shuffles with xor over each."""
         return [1 << bit for bit, basis in enumerate(self.lane_bases(shape)) if basis[dim]]

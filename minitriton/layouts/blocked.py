@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..exercise_hooks import replaceable
 from .base import DistributedLayout, Index, _bits, _check_pow2, _delinearize, _fmt, _tuple_fields
 
 
@@ -73,6 +74,9 @@ class BlockedLayout(DistributedLayout):
                 for d in range(self.rank)))
         return result
     # --8<-- [end:blocked-elements]
+
+    # `DistributedLayout.owner`, which exercise 4.1 writes from the four fields: the figures call it.
+    owner = replaceable("layouts.blocked_owner")(DistributedLayout.owner)
 
 
 # --8<-- [start:slice]
@@ -170,11 +174,14 @@ def with_pairs(layout: BlockedLayout) -> BlockedLayout:
 
 def without_pairs(layout: DistributedLayout | None) -> BlockedLayout | None:
     """The layout of `split(x)`'s halves when every thread of x's `layout` holds both elements of
-    each pair along the last dimension; None when lanes or warps divide a pair (x must move first)."""
-    if not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1 or layout.warps_per_cta[-1] != 1:
+    each pair along the last dimension; None when lanes or warps divide a pair (x must move
+    first)."""
+    if (not isinstance(layout, BlockedLayout) or layout.threads_per_warp[-1] != 1
+            or layout.warps_per_cta[-1] != 1):
         return None
     last = layout.rank - 1
-    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1], layout.warps_per_cta[:-1],
+    return BlockedLayout(layout.size_per_thread[:-1], layout.threads_per_warp[:-1],
+                         layout.warps_per_cta[:-1],
                          tuple(d for d in layout.order if d != last))
 
 

@@ -39,7 +39,8 @@ def _add(name: str, *variants: tuple) -> None:
 def _float_family(names: str, arity: int = 1, result32: DType = F32, result64: DType = F64) -> None:
     """fp32 arguments call `__nv_<name>f`, fp64 arguments `__nv_<name>` (C's naming)."""
     for name in names.split():
-        _add(name, ((F32,) * arity, f"__nv_{name}f", result32), ((F64,) * arity, f"__nv_{name}", result64))
+        _add(name, ((F32,) * arity, f"__nv_{name}f", result32),
+             ((F64,) * arity, f"__nv_{name}", result64))
 
 
 # -- math on floats: the common pattern ------------------------------------------------------------

@@ -80,7 +80,8 @@ class AxisInfo:
     @staticmethod
     def known(value: int, shape: tuple[int, ...]) -> AxisInfo:
         """A tile every element of which is `value`."""
-        return AxisInfo((1,) * len(shape), (highest_pow2_divisor(value),) * len(shape), tuple(shape), value)
+        return AxisInfo((1,) * len(shape), (highest_pow2_divisor(value),) * len(shape),
+                        tuple(shape), value)
 
     def divisibility_at(self, d: int, runs: int, scale: int = 1) -> int:
         """What divides the elements at every multiple of `runs` along `d`: the run starts when the
@@ -91,7 +92,8 @@ class AxisInfo:
         return _gcd(self.divisibility[d], _cap(runs * scale))
 
     def meet(self, other: AxisInfo) -> AxisInfo:
-        """The facts true of both, for a value that may be either (a loop's carried value, an if's result)."""
+        """The facts true of both, for a value that may be either (a loop's carried value, an if's
+        result)."""
         contiguity = tuple(map(_gcd, self.contiguity, other.contiguity))
         divisibility = tuple(_gcd(self.divisibility_at(d, c), other.divisibility_at(d, c))
                              for d, c in enumerate(contiguity))
@@ -189,7 +191,8 @@ def _expand_dims(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     (x,), axis = ins, op.attrs["axis"]
     every = max((dv for c, dv in zip(x.contiguity, x.divisibility) if c == 1), default=1)
     insert = lambda t, v: t[:axis] + (v,) + t[axis:]
-    return AxisInfo(insert(x.contiguity, 1), insert(x.divisibility, every), insert(x.constancy, 1), x.constant)
+    return AxisInfo(insert(x.contiguity, 1), insert(x.divisibility, every), insert(x.constancy, 1),
+                    x.constant)
 # --8<-- [end:shapes]
 
 
@@ -228,7 +231,8 @@ def _add(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
         else:
             runs = max(_gcd(a.constancy[d], b.contiguity[d]), _gcd(a.contiguity[d], b.constancy[d]))
         contiguity.append(runs)
-        divisibility.append(_gcd(a.divisibility_at(d, runs, scale), _cap(b.divisibility_at(d, runs) * scale)))
+        divisibility.append(_gcd(a.divisibility_at(d, runs, scale),
+                                 _cap(b.divisibility_at(d, runs) * scale)))
         constancy.append(_gcd(a.constancy[d], b.constancy[d]))
     return AxisInfo(tuple(contiguity), tuple(divisibility), tuple(constancy))
 # --8<-- [end:add]

@@ -11,9 +11,11 @@ this one read) is covered too. Chapter: 07-barriers.
 from __future__ import annotations
 
 from .. import ir
+from ..exercise_hooks import replaceable
 
 # --8<-- [start:range]
-Access = tuple[int, int]  # a byte range [start, end) of shared memory, read or written since the last barrier
+# a byte range [start, end) of shared memory, read or written since the last barrier
+Access = tuple[int, int]
 
 
 def _range(op: ir.Op) -> Access | None:
@@ -28,6 +30,7 @@ def _overlaps(a: Access, pending: set[Access]) -> bool:
 
 
 # --8<-- [start:walk]
+@replaceable("barriers.walk")
 def _walk(block: ir.Block, pending: set[Access], insert: bool) -> set[Access]:
     """Flow the set of unsynchronized accesses through `block`; insert barriers if `insert`."""
     new_ops = []

@@ -16,6 +16,7 @@ import functools
 from typing import Callable
 
 from .. import ir
+from ..exercise_hooks import replaceable
 from .axis_info import MAX_ROUNDS, RULES, AxisInfo, _floor_pow2, _gcd, _shape, _unknown
 
 MAX_ACCESS_BYTES = 16  # the widest global access one thread makes: ld.global.v4.b32
@@ -56,7 +57,8 @@ class AxisAnalysis:
                     self.facts[id(r)] = AxisInfo.unknown(len(_shape(r)))
 
     # --8<-- [start:loops]
-    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo], run: Callable[[], list[AxisInfo]]) -> None:
+    def fixed_point(self, args: list[ir.Value], inits: list[AxisInfo],
+                    run: Callable[[], list[AxisInfo]]) -> None:
         """Find facts for loop-carried `args` that hold on entry (`inits`) and after every trip
         (`run` analyses the body and returns the facts of what it carries back). Each round only
         weakens the facts, so the rounds end; past MAX_ROUNDS, nothing is assumed."""
@@ -121,7 +123,11 @@ class _FactsPrinter(ir.Printer):
         super().op(op, depth)
         known = [self.analysis.facts.get(id(r)) for r in op.results]
         if known and all(known):
-            self.lines[at] += "  // " + "; ".join(map(str, known))
+            comment = "// " + "; ".join(map(str, known))
+            if len(self.lines[at]) + 2 + len(comment) <= self.WIDTH:
+                self.lines[at] += "  " + comment
+            else:  # on a line of its own under the op, so that the listing stays WIDTH wide
+                self.lines.insert(at + 1, "  " * (depth + 2) + comment)
 
 
 def print_axis_info(fn: ir.Function, analysis: AxisAnalysis | None = None) -> str:
@@ -134,24 +140,31 @@ def print_axis_info(fn: ir.Function, analysis: AxisAnalysis | None = None) -> st
 # ---------------------------------------------------------------------------------------------------
 
 # --8<-- [start:decide]
-def access_width(op: ir.Op, analysis: AxisAnalysis, num_warps: int) -> tuple[int, int]:
-    """(contiguous dimension, elements per access) for a load or store of a pointer tile.
+@replaceable("coalesce.vector_width")
+def vector_width(contiguity: int, divisibility: int, mask_constancy: int | None, element_bytes: int,
+                 numel: int, num_warps: int) -> int:
+    """Elements per access along the contiguous dimension: a power of two no larger than the run of
+    consecutive addresses; what the alignment of each run's start (in bytes) allows; 16 bytes; the
+    run of equal mask bits (one predicate guards a whole vector; None: no mask); and the elements
+    each thread holds when the tile is spread over all the threads (a wider vector would leave
+    threads idle)."""
+    limits = [contiguity, divisibility // element_bytes, MAX_ACCESS_BYTES // element_bytes, numel // (32 * num_warps)]
+    if mask_constancy is not None:
+        limits.append(mask_constancy)
+    return _floor_pow2(min(limits))
 
-    The width is a power of two no larger than: the run of consecutive addresses; what the
-    alignment of each run's start allows; 16 bytes; the run of equal mask bits (one predicate
-    guards a whole vector); and the elements each thread holds when the tile is spread over all
-    the threads (a wider vector would leave threads idle)."""
+
+def access_width(op: ir.Op, analysis: AxisAnalysis, num_warps: int) -> tuple[int, int]:
+    """(contiguous dimension, elements per access) for a load or store of a pointer tile."""
     ptr = op.operands[0]
     info = analysis[ptr]
     dim = max(reversed(range(len(ptr.shape))), key=lambda d: info.contiguity[d])  # ties: the last
-    elem_bytes = ptr.dtype.pointee.itemsize
-    limits = [info.contiguity[dim], info.divisibility[dim] // elem_bytes, MAX_ACCESS_BYTES // elem_bytes,
-              ptr.type.numel // (32 * num_warps)]
     mask = op.operands[1] if op.name == "load" and len(op.operands) > 1 else \
         op.operands[2] if op.name == "store" and len(op.operands) > 2 else None
-    if mask is not None:
-        limits.append(analysis[mask].constancy[dim])
-    return dim, _floor_pow2(min(limits))
+    width = vector_width(info.contiguity[dim], info.divisibility[dim],
+                         analysis[mask].constancy[dim] if mask is not None else None,
+                         ptr.dtype.pointee.itemsize, ptr.type.numel, num_warps)
+    return dim, width
 
 
 def coalesce(fn: ir.Function, num_warps: int) -> dict[int, tuple[tuple[int, ...], int]]:

@@ -174,7 +174,8 @@ def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
     name = op.name
     if name == "convert_layout" and isinstance(op.result.layout, SharedOperandLayout):
-        return (op.result.type.numel * op.result.dtype.itemsize + 1023) // 1024 * 1024  # a wgmma operand: 1 KB atoms
+        # a wgmma operand: 1 KB atoms
+        return (op.result.type.numel * op.result.dtype.itemsize + 1023) // 1024 * 1024
     if name in MOVES:
         src = op.operands[0]
         if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,

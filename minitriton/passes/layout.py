@@ -116,14 +116,16 @@ MMA_K_WIDTH = {"fp16": 2, "bf16": 2, "tf32": 1, "int8": 4}
 # The operand types of the tensor cores by their PTX names: wgmma (sm_90a) multiplies all of them
 # (e4m3 may meet e5m2), mma.sync those above. A wgmma takes 32 bytes of K: k16 for 16-bit
 # types, k32 for 8-bit ones, k8 for tf32.
-PTX_TYPES = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "int8": "s8", "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+PTX_TYPES = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "int8": "s8", "fp8e4nv": "e4m3",
+             "fp8e5": "e5m2"}
 
 # The accumulator the tensor cores keep for each operand type: int32 for int8, fp32 for the rest.
 MMA_ACCUMULATOR = {"int8": ir.int32}
 
 
 def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
-    """The tensor cores' name for the type of operand `index` of a dot, or None if they have none."""
+    """The tensor cores' name for the type of operand `index` of a dot, or None if they have
+    none."""
     x = dot.operands[index]
     if x.dtype.is_fp32():
         return "tf32" if dot.attrs["input_precision"] == "tf32" else None
@@ -133,12 +135,13 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
 def wgmma_fits(dot: ir.Op, num_warps: int) -> bool:
     """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; each
     operand's rows of K in one swizzle atom (32, 64 or 128 bytes); N up to 256, in whole 64-column
-    atoms where B may stay N-major (16-bit types), else in 8-row groups (`geometry.WgmmaOperand`)."""
+    atoms where B may stay N-major (16-bit types), else in 8-row groups
+    (`geometry.WgmmaOperand`)."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
-    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % (64 if bits == 16 else 8) == 0 \
-        and a.shape[1] * bits // 8 in (32, 64, 128)
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 \
+        and n % (64 if bits == 16 else 8) == 0 and a.shape[1] * bits // 8 in (32, 64, 128)
 
 
 def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
@@ -258,7 +261,8 @@ class LayoutAssignment:
         elif name == "dot":
             a, b, acc = op.operands
             mma = mma_layouts(op, self.num_warps, self.arch)
-            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
+            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps)
+                        if len(acc.shape) == 2
                         else self.default(result))
         elif name == "scan":
             layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
@@ -468,7 +472,8 @@ class LayoutAssignment:
 
 
 # --8<-- [start:assign]
-def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None, arch: str = "sm_80") -> ir.Function:
+def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None,
+                   arch: str = "sm_80") -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
     upcast_fp8_operands(fn.body, num_warps, arch)
     assignment = LayoutAssignment(fn, num_warps, vectors, arch)

@@ -183,7 +183,8 @@ class Pipeliner:
             stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
-            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0])))
+            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared,
+                              run=_run(load.operands[0])))
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
@@ -194,7 +195,8 @@ class Pipeliner:
                 layout = ptrs.layout
                 ok = _emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
                 if len(load.operands) > 1:
-                    ok = _emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok], layout=layout)
+                    ok = _emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok],
+                               layout=layout)
                 _emit(dest, "async_load", [ptrs, ok, stage_value], loc=load.loc, **ring)
             _emit(dest, "async_commit", [])
             return [mapping.get(id(yields[i]), yields[i]) for i in involved]
@@ -236,9 +238,11 @@ class Pipeliner:
         next_read = _emit(ops, "rem", [_emit(ops, "add", [read_stage, one]), count])
         next_write = _emit(ops, "rem", [_emit(ops, "add", [write_stage, one]), count])
         term = body.terminator
-        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + [next_read, next_write])
-        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + [_constant(out, 0), _constant(out, stages - 1)],
-                         [], dict(loop.attrs), [new_body], loc)
+        _emit(ops, "yield",
+              [replace.get(id(v), v) for v in term.operands] + next_ahead + [next_read, next_write])
+        counters = [_constant(out, 0), _constant(out, stages - 1)]
+        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + counters, [], dict(loop.attrs),
+                         [new_body], loc)
         new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
             [ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))]
         for r in new_loop.results:

@@ -20,7 +20,8 @@ from .geometry import scratch_bytes
 # --8<-- [start:buffer]
 @dataclass
 class Buffer:
-    """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its offset."""
+    """A shared-memory buffer: who uses it, its size, when it is live (op positions), and its
+    offset."""
 
     op: ir.Op
     size: int
@@ -31,7 +32,8 @@ class Buffer:
     ring: str = ""  # the name of a pipeline ring (live over its loop), else "" (live over `op`)
 
     def __str__(self) -> str:
-        return f"{self.ring or self.op.name}: [{self.offset}, {self.offset + self.size}) live {self.start}..{self.end}"
+        return (f"{self.ring or self.op.name}: [{self.offset}, {self.offset + self.size}) "
+                f"live {self.start}..{self.end}")
 # --8<-- [end:buffer]
 
 
@@ -100,7 +102,8 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
     fn.attrs["buffer_offsets"] = {name: buf.offset for name, buf in rings.items()}
     long_lived = {id(buf.op.result): buf for buf in buffers if buf.end != buf.start and not buf.ring}
     for buf in buffers:  # a ring's first copy (before its loop) writes the whole ring, as far as
-        buf.op.attrs["smem_offset"] = buf.offset  # barriers go: space reused from before is waited for
+        # barriers go: space reused from before is waited for
+        buf.op.attrs["smem_offset"] = buf.offset
         buf.op.attrs["smem_bytes"] = buf.size
     for op in fn.walk():  # the readers of a wgmma operand read its bytes too
         for v in op.operands:
@@ -108,7 +111,8 @@ def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
                 buf = long_lived[id(v)]
                 op.attrs.setdefault("smem_reads", []).append((buf.offset, buf.offset + buf.size))
         if "buffers" in op.attrs:  # the end of a loop's rings: what its last iterations read
-            op.attrs["smem_reads"] = [(rings[n].offset, rings[n].offset + rings[n].size) for n in op.attrs["buffers"]]
+            op.attrs["smem_reads"] = [(rings[n].offset, rings[n].offset + rings[n].size)
+                                      for n in op.attrs["buffers"]]
     fn.attrs["shared_bytes"] = total
     if limit is not None and total > limit:
         raise OutOfResources(total, limit, "shared memory")

@@ -9,6 +9,7 @@ same program. Chapter: 03-tile-ir.
 from __future__ import annotations
 
 from .. import ir
+from ..exercise_hooks import replaceable
 
 def simplify(fn: ir.Function) -> ir.Function:
     replaced: dict[int, ir.Value] = {}
@@ -19,13 +20,16 @@ def simplify(fn: ir.Function) -> ir.Function:
 
 
 # --8<-- [start:cse]
-def _key(op: ir.Op) -> tuple:
-    """Two ops with equal keys compute the same value. Floats are keyed by their bits: 0.0 == -0.0
-    in Python, but they are different constants. An op with a region (a reduction's combine
-    function, a mapped function) is only ever itself: two regions are not compared."""
+@replaceable("simplify.cse_key")
+def _key(op: ir.Op) -> tuple | None:
+    """Two ops with equal keys compute the same value; None for an op that is never merged: one
+    with effects, one with a region (a reduction's combine function: two regions are not
+    compared), one without exactly one result. Floats are keyed by their bits: 0.0 == -0.0 in
+    Python, but they are different constants."""
+    if op.name in ir.EFFECTS or op.regions or len(op.results) != 1:
+        return None
     attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
-    return (op.name, tuple(id(v) for v in op.operands), attrs, tuple(r.type for r in op.results),
-            tuple(map(id, op.regions)))
+    return (op.name, tuple(id(v) for v in op.operands), attrs, op.result.type)
 
 
 def _attr_key(value):
@@ -61,14 +65,15 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
             _simplify_block(region, seen, replaced)
         if unchanged:
             _drop_carried(op, unchanged)
-        if op.name not in ir.EFFECTS and len(op.results) == 1:
+        key = _key(op)
+        if key is not None:
             same = _peephole(op)
             if same is None:
-                same = seen.get(_key(op))
+                same = seen.get(key)
             if same is not None:
                 replaced[id(op.result)] = same
                 continue
-            seen[_key(op)] = op.result
+            seen[key] = op.result
         kept.append(op)
     block.ops = kept
 # --8<-- [end:cse]
@@ -78,7 +83,8 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
 def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
     """The carried values of a `for` loop that every iteration yields as it received them (a
     variable of a tuple, or the base of a block pointer, carried along with the rest): each is its
-    initial value throughout. Inside the body and after the loop, the initial value stands for it."""
+    initial value throughout. Inside the body and after the loop, the initial value stands for
+    it."""
     parts = ir.loop_parts(loop)
     unchanged = [i for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)) if value is arg]
     for i in unchanged:
@@ -87,7 +93,8 @@ def _unchanged_carried(loop: ir.Op, replaced: dict[int, ir.Value]) -> list[int]:
 
 
 def _drop_carried(loop: ir.Op, indices: list[int]) -> None:
-    """Remove carried values from a `for` loop: their initial values, block arguments, yields and results."""
+    """Remove carried values from a `for` loop: their initial values, block arguments, yields and
+    results."""
     gone = set(indices)
     body = loop.regions[0]
     loop.operands = loop.operands[:3] + [v for i, v in enumerate(loop.operands[3:]) if i not in gone]
@@ -98,6 +105,7 @@ def _drop_carried(loop: ir.Op, indices: list[int]) -> None:
 
 
 # --8<-- [start:dce]
+@replaceable("simplify.remove_dead")
 def _remove_dead(fn: ir.Function) -> None:
     """Drop pure ops whose results nobody reads, until nothing changes."""
     while True:

@@ -101,7 +101,8 @@ class CudaDriver:
         return target
 
     def get_active_torch_device(self):
-        """The torch device kernels run on: the current GPU, or the CPU in the interpreter without one."""
+        """The torch device kernels run on: the current GPU, or the CPU in the interpreter without
+        one."""
         torch = _torch("get_active_torch_device()")
         if interpreting() and not cuda_driver.is_available():
             return torch.device("cpu")

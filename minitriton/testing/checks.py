@@ -37,7 +37,8 @@ def assert_close(x, y, atol=None, rtol=None, err_msg: str = "") -> None:
     if x_host.size > 1 or y_host.size > 1:
         np.testing.assert_allclose(x_host, y_host, atol=atol, rtol=rtol, equal_nan=True, err_msg=err_msg)
     elif not np.allclose(x_host, y_host, atol=atol, rtol=rtol):
-        raise AssertionError(f"{err_msg} {x_host} is not close to {y_host} (atol={atol}, rtol={rtol})".strip())
+        raise AssertionError(f"{err_msg} {x_host} is not close to {y_host} (atol={atol}, "
+                             f"rtol={rtol})".strip())
 # --8<-- [end:assert_close]
 
 

@@ -72,22 +72,31 @@ class Line:
     linestyle: str | None = None
 
 
+PANELS_PER_ROW = 2  # wider, a figure shown in a book's column or a laptop's window is too small to read
+
+
 def _figure(panels: int, show: bool, width: float = 5.5):
-    """A figure with `panels` axes side by side, each `width` inches wide, or None (after a note)
-    without matplotlib. Saved figures are drawn off screen, without touching pyplot's backend."""
+    """A figure with `panels` axes, PANELS_PER_ROW to a row, each `width` inches wide, or None
+    (after a note) without matplotlib. Saved figures are drawn off screen, without touching
+    pyplot's backend."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         print(MATPLOTLIB_MISSING, flush=True)
         return None
-    size = (width * panels, 4.2)
+    columns = min(panels, PANELS_PER_ROW)
+    rows = -(-panels // columns)
+    size = (width * columns, 4.2 * rows)
     if show:
         import matplotlib.pyplot as plt
         figure = plt.figure(figsize=size)
     else:
         from matplotlib.figure import Figure
         figure = Figure(figsize=size)
-    return figure, figure.subplots(1, panels, squeeze=False)[0]
+    axes = list(figure.subplots(rows, columns, squeeze=False).flat)
+    for unused in axes[panels:]:
+        unused.set_visible(False)
+    return figure, axes[:panels]
 
 
 def plot_lines(path: Path | str | None, panels: dict[str, list[Line]], xlabel: str, ylabel: str,

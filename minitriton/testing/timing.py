@@ -107,7 +107,8 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, grad_t
     `fn` runs once (to compile and load what it needs), then five times to estimate its time; from
     that estimate come the number of warm-up runs (filling `warmup` ms) and of timed runs (filling
     `rep` ms). The L2 cache is flushed before every timed run, outside the timed region. The result
-    is the `quantiles` of the times if given, else their `return_mode`: "mean" (as Triton's default),
+    is the `quantiles` of the times if given, else their `return_mode`: "mean" (as Triton's
+    default),
     "median", "min", "max", "pair_median" (see `pair_median`) or "all" (the list). `grad_to_none`:
     tensors whose `.grad` is reset before each run. Under MINITRITON_INTERPRET=1 the host's clock
     times the interpreter instead.
@@ -120,7 +121,8 @@ def do_bench_interleaved(fns: Sequence[Callable[[], Any]], warmup: float = 25, r
                          return_mode: str = "pair_median") -> list:
     """`do_bench` of several functions at once, a result for each: they take turns run by run, so
     whatever drifts while they are timed (the GPU's clocks and memory, the host's load) falls on
-    all of them alike, and their ratios hold even where each one's own time moves from run to run."""
+    all of them alike, and their ratios hold even where each one's own time moves from run to
+    run."""
     if return_mode not in RETURN_MODES:
         raise ValueError(f"return_mode must be one of {', '.join(RETURN_MODES)}, got {return_mode!r}")
     clock = HostClock() if interpreting() else _gpu_clock()

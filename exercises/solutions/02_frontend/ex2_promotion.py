@@ -27,7 +27,9 @@ def computation_type(a: ir.DType, b: ir.DType, op: str) -> ir.DType:
                 return wide
         if op in DIVISIONS:
             return ir.float32
-        return ir.float16 if ir.float16 in (a, b) else ir.bfloat16
+        if ir.float16 in (a, b):
+            return ir.float16
+        return ir.bfloat16 if a == b else ir.float32
     if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
         raise SemanticError(f"cannot divide {a} by {b}: they have different signedness")
     if op == "div":

@@ -1,0 +1,35 @@
+"""Exercise 2.2, wrong on purpose: divisions of 16-bit floats stay in 16 bits (PTX has no 16-bit
+division: Triton does them in fp32).
+
+The tests must catch it (tests/test_exercises.py checks that they do). The task is in
+exercises/02_frontend/ex2_promotion.py.
+"""
+from minitriton import ir
+from minitriton.language.semantic import SemanticError
+
+
+def integer_promote(a: ir.DType, b: ir.DType) -> ir.DType:
+    if a.is_bool():
+        return b
+    if b.is_bool():
+        return a
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    unsigned, signed = (a, b) if a.kind == "uint" else (b, a)
+    return unsigned if unsigned.bits >= signed.bits else signed
+
+
+DIVISIONS = ("div", "floordiv", "rem")
+
+
+def computation_type(a: ir.DType, b: ir.DType, op: str) -> ir.DType:
+    if a.is_floating() or b.is_floating():
+        for wide in (ir.float64, ir.float32):
+            if wide in (a, b):
+                return wide
+        return ir.float16 if ir.float16 in (a, b) else ir.bfloat16
+    if op in DIVISIONS and a.kind != b.kind and not a.is_bool() and not b.is_bool():
+        raise SemanticError(f"cannot divide {a} by {b}: they have different signedness")
+    if op == "div":
+        return ir.float32
+    return integer_promote(a, b)

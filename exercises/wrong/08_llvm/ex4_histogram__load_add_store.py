@@ -1,0 +1,16 @@
+"""Exercise 8.4 (a kernel): the histogram of a whole array, one atomic add per bin and program.
+
+A wrong solution, for the tests to catch: the bins are read, added to and written back: on a GPU, programs running at once lose each other's counts.
+"""
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def histogram_kernel(x_ptr, bins_ptr, n, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offsets < n
+    values = tl.load(x_ptr + offsets, mask=inside, other=0)
+    counts = tl.histogram(values, NUM_BINS, mask=inside)  # the 0s loaded past n are not counted
+    bins = bins_ptr + tl.arange(0, NUM_BINS)
+    tl.store(bins, tl.load(bins) + counts)

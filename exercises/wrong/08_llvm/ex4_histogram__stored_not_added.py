@@ -1,0 +1,15 @@
+"""Exercise 8.4 (a kernel): the histogram of a whole array, one atomic add per bin and program.
+
+A wrong solution, for the tests to catch: each program stores its counts over the bins instead of adding them.
+"""
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def histogram_kernel(x_ptr, bins_ptr, n, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = offsets < n
+    values = tl.load(x_ptr + offsets, mask=inside, other=0)
+    counts = tl.histogram(values, NUM_BINS, mask=inside)  # the 0s loaded past n are not counted
+    tl.store(bins_ptr + tl.arange(0, NUM_BINS), counts)

@@ -1,0 +1,33 @@
+"""Exercise 10.5 (a kernel): layer norm, forward, reading each row twice.
+
+A wrong solution, for the tests to catch: the mean, the variance and the output each walk the row: it is read three times.
+"""
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n, stride, eps, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    row = pid * stride
+    total = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.load(x_ptr + row + cols, mask=cols < n, other=0.0).to(tl.float32)
+    mean = tl.sum(total, 0) / n
+    squares = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row + cols, mask=cols < n, other=0.0).to(tl.float32)
+        squares += tl.where(cols < n, x - mean, 0.0) * tl.where(cols < n, x - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(squares, 0) / n + eps)
+    tl.store(mean_ptr + pid, mean)
+    tl.store(rstd_ptr + pid, rstd)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        inside = cols < n
+        x = tl.load(x_ptr + row + cols, mask=inside, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=inside)
+        b = tl.load(b_ptr + cols, mask=inside)
+        y = (x - mean) * rstd * w + b
+        tl.store(y_ptr + row + cols, y.to(y_ptr.dtype.element_ty), mask=inside)
