@@ -134,16 +134,19 @@ class Weak:
 
 # --8<-- [start:constant]
 def constant(value, dtype: DType) -> Value:
-    """The constant `value` of `dtype`. A float type takes any number, rounded to its nearest (an
-    overflow is infinity, as Triton's constants round); an integer type only the integers it holds
-    (what `tl.full((n,), 2**40, tl.int32)` or `tl.full(..., float("-inf"), tl.int32)` would lose
-    is an error); a boolean any number, by its truth; a pointer only 0 (null)."""
+    """The constant `value` of `dtype`. A float type takes any number, rounded as it is stored
+    (one past its range is infinity, as Triton's constants round); an integer type only the
+    integers it holds (what `tl.full((n,), 2**40, tl.int32)` or `tl.full(..., float("-inf"),
+    tl.int32)` would lose is an error); a boolean any number, by its truth; a pointer only 0."""
     if dtype.is_floating():
         try:
-            return builder().constant(nearest(float(value), dtype), dtype)
+            value = float(value)
         except OverflowError:
             raise SemanticError(f"Nonrepresentable number {value}: too large for a float",
                                 "floats in a kernel have at most 64 bits") from None
+        infinity = float("inf")
+        overflows = builtins.abs(nearest(value, dtype)) == infinity != builtins.abs(value)
+        return builder().constant(nearest(value, dtype) if overflows else value, dtype)
     if dtype.is_bool() or dtype.is_ptr() and value == 0:
         return builder().constant(bool(value) if dtype.is_bool() else 0, dtype)
     if dtype.is_ptr():
