@@ -502,8 +502,11 @@ def sink(out_ptr, offs, r):
 
 @triton.jit
 def operator_kernel(x_ptr, out_ptr, OP: tl.constexpr, PAIRS: tl.constexpr):
-    """OP on each pair of operand kinds in PAIRS, each result in 16 elements of its own."""
+    """OP on each pair of operand kinds in PAIRS, each result in 16 elements of its own. x_ptr is
+    also read as a pointer, so that a refused combination is the kernel's mistake, not the launch's
+    (an array given where the kernel only uses a number)."""
     offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs))
     for i in tl.static_range(len(PAIRS)):
         a = operand(x_ptr, offs, PAIRS[i][0])
         b = operand(x_ptr, offs, PAIRS[i][1])
