@@ -17,6 +17,7 @@ anchored layouts meet. Chapter: 04-layouts.
 from __future__ import annotations
 
 from .. import ir
+from .geometry import WgmmaOperand
 from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SharedOperandLayout,
                        SliceLayout, default_blocked, merged_pairs, with_pairs, without_pairs)
 
@@ -88,6 +89,23 @@ def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> Distribu
                          pick(layout.warps_per_cta), tuple(inverse[d] for d in layout.order))
 
 
+# --8<-- [start:preferred]
+def preferred(layouts: list[DistributedLayout]) -> DistributedLayout:
+    """The layout an elementwise op runs in when its operands arrive in several: a tensor-core
+    accumulator's (or a row or column of one: its slice), else the first operand's. An
+    accumulator is the dearest value to convert (every element through shared memory), and what
+    is computed from it usually goes back to it (`acc = acc * alpha[:, None] + dot(p, v)`): kept
+    there, a loop's accumulator and its statistics never leave their registers, and the other
+    operands (a bias, a row of scales) are converted instead, as Triton's layout propagation
+    does."""
+    def from_mma(layout):
+        while isinstance(layout, SliceLayout):
+            layout = layout.parent
+        return isinstance(layout, MmaLayout)
+    return next((layout for layout in layouts if from_mma(layout)), layouts[0])
+# --8<-- [end:preferred]
+
+
 def interleaves(op: ir.Op) -> bool:
     """A reshape that merges a join's pairs into the dimension before them (`tl.interleave`)."""
     src = op.operands[0]
@@ -130,29 +148,48 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
     return x.dtype.name if x.dtype.name in PTX_TYPES else None
 
 
-def wgmma_fits(dot: ir.Op, num_warps: int) -> bool:
-    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; each
-    operand's rows of K in one swizzle atom (32, 64 or 128 bytes); N up to 256, in whole 64-column
-    atoms where B may stay N-major (16-bit types), else in 8-row groups (`geometry.WgmmaOperand`)."""
+def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False) -> bool:
+    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; N up
+    to 256, in whole 64-column atoms where B may stay N-major (16-bit types), else in 8-row
+    groups; the lines of K of the operands kept K-major in shared memory in one swizzle atom or
+    whole 128-byte blocks (`geometry.WgmmaOperand`). With A in `registers` only B is in shared
+    memory, N-major: K needs only whole k16 steps."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
+    k_fits = a.shape[1] % 16 == 0 if registers else WgmmaOperand.k_fits(a.shape[1] * bits // 8)
     return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % (64 if bits == 16 else 8) == 0 \
-        and a.shape[1] * bits // 8 in (32, 64, 128)
+        and k_fits
 
 
-def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
+# --8<-- [start:rs]
+def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int) -> bool:
+    """Whether a wgmma dot takes A from registers (the RS form) rather than from shared memory:
+    when A was computed in the layout of a wgmma accumulator (attention's P = exp2(S - m), cast
+    to 16 bits, made from the scores S of the dot before). Each warp then already holds its 16
+    rows as mma.sync's A fragment (`DotOperandLayout` of that accumulator), so A reaches the
+    instruction with no trip through shared memory: the conversion only renumbers registers."""
+    return a_layout == MmaLayout((num_warps, 1)) and dot.operands[0].dtype.bits == 16 \
+        and wgmma_fits(dot, num_warps, registers=True)
+# --8<-- [end:rs]
+
+
+def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
-    operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync
+    operands stay in shared memory for `wgmma` (A in registers where `wgmma_in_registers` says,
+    given the layout `a_layout` A was computed in); elsewhere they go to registers for mma.sync
     (fp8 after `upcast_fp8_operands`)."""
     a, b, acc = dot.operands
     kind = mma_operand_type(dot)
     if kind is None or mma_operand_type(dot, 1) is None or len(acc.shape) != 2 \
             or acc.dtype != MMA_ACCUMULATOR.get(kind, ir.float32):
         return None
-    if arch == "sm_90a" and wgmma_fits(dot, num_warps):
+    if arch == "sm_90a":
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
-        return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
+        if wgmma_in_registers(dot, a_layout, num_warps):
+            return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), SharedOperandLayout(1, mma), mma
+        if wgmma_fits(dot, num_warps):
+            return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
     k_width = MMA_K_WIDTH.get(kind)
     m, n = acc.shape
     if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):
@@ -257,7 +294,7 @@ class LayoutAssignment:
                 self.anchor(r, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
-            mma = mma_layouts(op, self.num_warps, self.arch)
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(a))
             self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
                         else self.default(result))
         elif name == "scan":
@@ -280,7 +317,7 @@ class LayoutAssignment:
             self.anchor(result, expand_layout(anchored[0], op.attrs["axis"]) or self.default(result))
         else:  # every result (inline_asm and map_elementwise may have several) in one layout
             for r in op.results:
-                self.anchor(r, anchored[0] if anchored else self.default(result))
+                self.anchor(r, preferred(anchored) if anchored else self.default(result))
     # --8<-- [end:decide]
 
     # --8<-- [start:decide-shapes]
@@ -346,7 +383,7 @@ class LayoutAssignment:
         if not tiles:
             return [None] * len(op.operands)
         if name == "dot":
-            mma = mma_layouts(op, self.num_warps, self.arch)
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(op.operands[0]))
             acc_layout = self.of(op.result)
             if mma:
                 return list(mma)
