@@ -345,15 +345,17 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 def _wgmma(lw: Lowering, op, a, b, acc):
     """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNkK
     (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared memory through
-    a descriptor, and A either from there too or, when it was computed in registers (attention's
-    P), from them: the RS form, four 32-bit words per thread per k16 step, each warp's 16 rows
-    laid out as mma.sync's A fragment. Only a 16-bit B may be N-major (the transpose bit)."""
+    a descriptor (K-major, or N-major: only a 16-bit B may be, by the transpose bit), and A either
+    from there too or, when it was computed in registers (attention's P), from them: the RS form,
+    four 32-bit words per thread per k16 step, each warp's 16 rows laid out as mma.sync's A
+    fragment."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
     num_warps = lw.num_warps
     registers = isinstance(av.layout, DotOperandLayout)  # A in registers: the RS form
-    a_shared, b_shared = WgmmaOperand(0, m, k, av.dtype.bits), WgmmaOperand(1, k, n, bv.dtype.bits)
+    a_shared = WgmmaOperand(0, m, k, av.dtype.bits)
+    b_shared = WgmmaOperand(1, k, n, bv.dtype.bits, bv.layout.k_contiguous)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
     group_row = B.mul(B.lshr(lw.warp, ll.Constant(i32, 2)), ll.Constant(i32, 64))
     a_type, b_type = PTX_TYPES[mma_operand_type(op)], PTX_TYPES[mma_operand_type(op, 1)]
@@ -362,8 +364,9 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     outs = ",".join(f"${i}" for i in range(count))
     a_text = "{" + ",".join(f"${count + i}" for i in range(4)) + "}" if registers else f"${count}"
     b_index = count + (4 if registers else 1)
-    if cv.dtype.is_floating():  # scale-d, A's and B's scales (1), A's transpose (not in RS: none), B's
-        scales = ", 1, 1" + ("" if b_shared.k_major else ", 1" if registers else ", 0, 1")
+    if cv.dtype.is_floating():  # scale-d, A's and B's scales (1), 16-bit types' transposes: A's (SS only), B's
+        transposes = ("" if registers else ", 0") + (", 0" if b_shared.k_major else ", 1")
+        scales = ", 1, 1" + (transposes if bv.dtype.bits == 16 else "")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""

@@ -67,7 +67,7 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
     along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    along = 0 if isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major else 1
+    along = shared.line_dim if isinstance(shared, geometry.WgmmaOperand) else 1
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
         if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):

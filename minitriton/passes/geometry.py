@@ -105,19 +105,27 @@ class WgmmaOperand:
     is split into blocks of 128 bytes of K, as Triton splits it: block j holds bytes 128j to
     128j + 127 of every line, 128-byte swizzled, and the blocks follow one another, so each
     k-step's descriptor points into one block. A is always K-major, and so is B of any type but
-    fp16 and bf16: only those may be transposed by the instruction. A 16-bit B is N-major, in
-    atoms of 64 columns: each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte swizzle); atoms
-    for the next 8 k-rows follow (SBO = 1 KB), atoms for the next 64 columns come after all the
-    k-rows (LBO = K * 128 bytes)."""
+    fp16 and bf16: only those may be transposed by the instruction. A 16-bit B loaded K fastest
+    (`k_contiguous`: attention's K^T, from a row-major K) is stored K-major too, so its runs stay
+    16-byte stores (and cp.async copies). Any other 16-bit B is N-major, in atoms of 64 columns:
+    each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows
+    follow (SBO = 1 KB), atoms for the next 64 columns come after all the k-rows (LBO = K * 128
+    bytes)."""
 
     op_idx: int
     rows: int
     cols: int
     bits: int = 16
+    k_contiguous: bool = False
 
     @property
     def k_major(self) -> bool:
-        return self.op_idx == 0 or self.bits != 16
+        return self.op_idx == 0 or self.bits != 16 or self.k_contiguous
+
+    @property
+    def line_dim(self) -> int:
+        """The dimension of the tile whose consecutive elements are consecutive in the buffer."""
+        return 0 if self.op_idx == 1 and self.k_major else 1
 
     @property
     def vec(self) -> int:  # elements in a 16-byte chunk: runs of these are stored at once
@@ -178,7 +186,7 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     src, dst = op.operands[0], op.result
     if isinstance(dst.layout, SharedOperandLayout):
         blocked = isinstance(src.layout, BlockedLayout)
-        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits) if blocked else None
+        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits, dst.layout.k_contiguous) if blocked else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
     bits = src.dtype.bits

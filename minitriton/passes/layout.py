@@ -174,11 +174,21 @@ def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int) -> bool:
 # --8<-- [end:rs]
 
 
-def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None):
+def k_contiguous(dot: ir.Op, b_layout) -> bool:
+    """Whether wgmma's 16-bit B is stored K-major: when its threads hold runs along K (it was
+    loaded K fastest, as attention's K^T is), which then go to shared memory as they are, 16
+    bytes at a time, where an N-major buffer would take them one element at a time. The lines
+    of K must fit (`geometry.WgmmaOperand.k_fits`); other types are K-major anyway."""
+    b = dot.operands[1]
+    return isinstance(b_layout, BlockedLayout) and b_layout.order[0] == 0 and b.dtype.bits == 16 \
+        and b_layout.contig_per_thread(b.shape) > 1 and WgmmaOperand.k_fits(b.shape[0] * 2)
+
+
+def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, b_layout=None):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
     operands stay in shared memory for `wgmma` (A in registers where `wgmma_in_registers` says,
-    given the layout `a_layout` A was computed in); elsewhere they go to registers for mma.sync
-    (fp8 after `upcast_fp8_operands`)."""
+    given the layout `a_layout` A was computed in; B K-major where `b_layout` has K fastest);
+    elsewhere they go to registers for mma.sync (fp8 after `upcast_fp8_operands`)."""
     a, b, acc = dot.operands
     kind = mma_operand_type(dot)
     if kind is None or mma_operand_type(dot, 1) is None or len(acc.shape) != 2 \
@@ -186,10 +196,11 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None):
         return None
     if arch == "sm_90a":
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
+        b_shared = SharedOperandLayout(1, mma, k_contiguous(dot, b_layout))
         if wgmma_in_registers(dot, a_layout, num_warps):
-            return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), SharedOperandLayout(1, mma), mma
+            return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
         if wgmma_fits(dot, num_warps):
-            return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
+            return SharedOperandLayout(0, mma), b_shared, mma
     k_width = MMA_K_WIDTH.get(kind)
     m, n = acc.shape
     if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):
@@ -294,7 +305,7 @@ class LayoutAssignment:
                 self.anchor(r, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
-            mma = mma_layouts(op, self.num_warps, self.arch, self.of(a))
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(a), self.of(b))
             self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
                         else self.default(result))
         elif name == "scan":
@@ -383,7 +394,7 @@ class LayoutAssignment:
         if not tiles:
             return [None] * len(op.operands)
         if name == "dot":
-            mma = mma_layouts(op, self.num_warps, self.arch, self.of(op.operands[0]))
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(op.operands[0]), self.of(op.operands[1]))
             acc_layout = self.of(op.result)
             if mma:
                 return list(mma)
