@@ -515,6 +515,27 @@ class LayoutAssignment:
         return clone.result
 
 
+# --8<-- [start:hoist]
+def hoist_invariant_operands(block: ir.Block) -> None:
+    """Move the conversions to a wgmma operand of values made before a loop (attention's Q) out
+    of it: the operand is written to shared memory once, not at every iteration, and stays there
+    for the loop (`passes.shared` keeps it live to the loop's end)."""
+    ops = []
+    for op in block.ops:
+        for region in op.regions:
+            hoist_invariant_operands(region)
+        if op.name == "for":
+            body = op.regions[0]
+            inside = {id(v) for v in body.args} | {id(r) for inner in ir.walk_block(body) for r in inner.results}
+            moved = [inner for inner in body.ops if inner.name == "convert_layout"
+                     and isinstance(inner.result.layout, SharedOperandLayout) and id(inner.operands[0]) not in inside]
+            body.ops = [inner for inner in body.ops if inner not in moved]
+            ops += moved
+        ops.append(op)
+    block.ops = ops
+# --8<-- [end:hoist]
+
+
 # --8<-- [start:assign]
 def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None, arch: str = "sm_80") -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
@@ -522,6 +543,7 @@ def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None,
     assignment = LayoutAssignment(fn, num_warps, vectors, arch)
     assignment.decide_block(fn.body)
     assignment.rewrite_block(fn.body)
+    hoist_invariant_operands(fn.body)
     ir.verify(fn)
     fn.attrs["num_warps"] = num_warps
     return fn
