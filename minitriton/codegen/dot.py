@@ -383,14 +383,13 @@ def _wgmma(lw: Lowering, op, a, b, acc):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
         regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
-            if registers:
-                a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]])
-            else:
+            if not registers:
                 a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
                                                                  ll.Constant(i32, a_shared.k_step_offset(kk))))
-                a_operand = [wgmma_descriptor(lw, a_shared, a_address)]
             b_offset = b_shared.k_step_offset(kk) if b_shared.k_major else 2048 * kk
             b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_offset))
+            a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
+                else [wgmma_descriptor(lw, a_shared, a_address)]
             result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text, constraints,
                             a_operand + [wgmma_descriptor(lw, b_shared, b_address)] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
