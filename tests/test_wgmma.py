@@ -149,7 +149,9 @@ RS_CASES = [(64, 64, 32, 64, 4), (128, 64, 64, 64, 4), (128, 128, 64, 128, 8), (
             (128, 32, 128, 256, 8), (256, 128, 64, 64, 8)]
 
 
-@pytest.mark.gpu_tolerance(2e-3, 2e-3)
+# P is the first dot's fp32 sum rounded to 16 bits: where the GPU's sum and numpy's differ in their
+# last bits, P may round the other way (one 16-bit step), and the second dot carries that step
+@pytest.mark.gpu_tolerance(1e-2, 1e-2)
 @pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
 @pytest.mark.parametrize("m, n, k, d, num_warps", RS_CASES, ids=str)
 def test_a_computed_from_an_accumulator(device, m, n, k, d, num_warps, bf16):
@@ -185,11 +187,24 @@ def test_the_second_dot_reads_a_from_registers(m, n, k, d, num_warps):
     assert len(rs) == m // (16 * num_warps) * (n // 16)
     assert ("mma.sync" in ptx) == (n % 64 != 0)  # the first dot's N: wgmma takes 16-bit B in 64-column atoms
     # the only convert between the dots is the free one to the A fragment (no shared memory)
-    lines = kernel.asm["layout"].splitlines()
+    lines = expanded(kernel.asm["layout"]).splitlines()
     first, second = [i for i, line in enumerate(lines) if " = dot " in line]
     converts = [line for line in lines[first:second] if "convert_layout" in line]
     assert any("#dot_op<{opIdx=0" in line and "smem_bytes" not in line for line in converts)
     assert all("#shared_operand<{opIdx=1" in line for line in converts if "smem_bytes" in line)  # V only
+
+
+def expanded(text: str) -> str:
+    """Printed IR with every layout alias (`#blocked0 = ...`, defined above the function) replaced
+    by its definition, parents first, so a line can be searched for a layout's fields."""
+    aliases = {}
+    for line in text.splitlines():
+        found = re.match(r"^(#\w+) = (.*)$", line)
+        if found:
+            aliases[found.group(1)] = found.group(2)
+    for _ in range(len(aliases)):  # a definition may name its parent by alias
+        aliases = {name: re.sub(r"#\w+\b", lambda m: aliases.get(m.group(0), m.group(0)), d) for name, d in aliases.items()}
+    return re.sub(r"#\w+\b(?![<{])", lambda m: aliases.get(m.group(0), m.group(0)), text)
 
 
 # ---------------------------------------------------------------------------- attention forward
@@ -232,7 +247,7 @@ def test_the_attention_loop_keeps_p_and_acc_in_registers(head_dim, block_n, num_
                                          *[s // 2 for s in q.strides], 1, n_ctx, HEAD_DIM=head_dim, BLOCK_M=128,
                                          BLOCK_N=block_n, CAUSAL=False, grid=(1,), target="sm_90a",
                                          num_warps=num_warps, num_stages=3)
-    layout, ptx = kernel.asm["layout"], kernel.asm["ptx"]
+    layout, ptx = expanded(kernel.asm["layout"]), kernel.asm["ptx"]
     loop = layout[layout.index(" = for "):layout.index("yield")]
     assert not [line for line in loop.splitlines() if "convert_layout" in line and "smem_bytes" in line]
     before = layout[:layout.index(" = for ")]
