@@ -511,6 +511,7 @@ def operator_kernel(x_ptr, out_ptr, OP: tl.constexpr, PAIRS: tl.constexpr):
 
 
 @pytest.mark.no_ptx  # compiled below, once for all the combinations an operator accepts
+@pytest.mark.no_gpu_diff  # its results hold addresses, which differ between the GPU and the interpreter
 @pytest.mark.parametrize("op", BINARY + UNARY)
 def test_operator_walk(op):
     """Each combination alone: a clear error, or accepted; then all that are accepted in one
@@ -976,6 +977,74 @@ def test_indexing_and_shapes(kernel, match, path):
     refused(kernel, path, match, *args, *extra)
 
 
+# ------------------------------------------------------------------------------ calls and operands out of range
+
+@triton.jit
+def store_without_value(x_ptr, i_ptr):
+    tl.store(x_ptr + tl.arange(0, 16))  # <-
+
+
+@triton.jit
+def load_with_unknown_keyword(x_ptr, i_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, maskk=offs < 3))  # <-
+
+
+@triton.jit
+def exp_of_two_values(x_ptr, i_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, tl.exp(offs, offs))  # <-
+
+
+@triton.jit
+def full_of_a_tile(x_ptr, i_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(i_ptr + offs, tl.full((16,), offs, tl.int32))  # <-
+
+
+@triton.jit
+def shift_past_the_width(x_ptr, i_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(i_ptr + offs, offs << 32)  # <-
+
+
+@triton.jit
+def shift_by_a_negative_amount(x_ptr, i_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(i_ptr + offs, offs >> -1)  # <-
+
+
+@triton.jit
+def loop_of_step_zero(x_ptr, i_ptr, n):
+    for i in range(0, n, 0):  # <-
+        tl.store(i_ptr + i, i)
+
+
+@triton.jit
+def loop_to_a_float(x_ptr, i_ptr, n):
+    for i in range(0, n * 1.5):  # <-
+        tl.store(i_ptr + i, i)
+
+
+CALLS = [
+    (store_without_value, r"bad call to store\(\): missing a required argument: 'value'"),
+    (load_with_unknown_keyword, r"bad call to load\(\): got an unexpected keyword argument 'maskk'"),
+    (exp_of_two_values, r"bad call to exp\(\): too many positional arguments"),
+    (full_of_a_tile, r"tl.full's value must be a scalar.*only accepts size-1 tensor"),
+    (shift_past_the_width, r"Value 32 exceeds the maximum bitwidth \(32\) for type 'int32'"),
+    (shift_by_a_negative_amount, r"shift by a negative amount \(-1\)"),
+    (loop_of_step_zero, r"range step must not be zero"),
+    (loop_to_a_float, r"For loop bounds and step must all be integer scalars"),
+]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("kernel, match", CALLS, ids=[k.__name__ for k, _ in CALLS])
+def test_calls_and_operands_out_of_range(kernel, match, path):
+    extra = (16,) if kernel in (loop_of_step_zero, loop_to_a_float) else ()
+    refused(kernel, path, match, np.zeros(16, np.float32), np.zeros(16, np.int32), *extra)
+
+
 # ------------------------------------------------------------------------------ integer division by zero
 # Triton 3.6 has no rule: LLVM calls it undefined, PTX "an unspecified, machine-specific value",
 # and Triton's interpreter (numpy) gives 0. minitriton's rule is that one, on both backends: x // 0
@@ -1145,7 +1214,6 @@ def narrow_atomics_kernel(h_ptr, s_ptr, f_ptr):
     tl.atomic_cas(s_ptr + offs, offs.to(tl.int16), (offs * 3).to(tl.int16))
 
 
-@pytest.mark.no_gpu_diff
 def test_the_narrow_atomics_there_are():
     h = np.arange(16, dtype=np.float16)
     s = np.where(np.arange(16) % 2 == 0, np.arange(16), -1).astype(np.int16)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 from dataclasses import dataclass
 
@@ -31,6 +32,11 @@ class Method:
 
     function: KernelFunction
     tensor: tl.tensor
+
+
+@functools.cache
+def _signature(fn) -> inspect.Signature:
+    return inspect.signature(fn)
 
 
 def _describe(x) -> str:
@@ -79,6 +85,7 @@ class Calls:
             return self.inline(fn, args, kwargs, node)
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
+            self.check_arguments(fn, args, kwargs, node)
             return fn(*args, **kwargs)
         if isinstance(fn, type) and issubclass(fn, tuple):  # a tuple (a namedtuple too) of any values
             return fn(*args, **kwargs)
@@ -103,6 +110,19 @@ class Calls:
             raise self.error(node, f"{_describe(fn)} is not callable")
         return fn(*args, **kwargs)  # a plain Python function of compile-time values
     # --8<-- [end:call]
+
+    def check_arguments(self, fn, args: list, kwargs: dict, node: ast.Call) -> None:
+        """A call that does not fit a language function's parameters is the kernel's mistake: it is
+        said with the parameters, before the function runs (Python's TypeError would come from
+        inside the language)."""
+        signature = _signature(fn)
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as e:
+            shown = signature.replace(parameters=[p for p in signature.parameters.values()
+                                                  if not p.name.startswith("_")])
+            name = getattr(fn, "__name__", "the function")
+            raise self.error(node, f"bad call to {name}(): {e}", f"its parameters are {name}{shown}") from None
 
     # --8<-- [start:combine]
     def combine(self, fn, args: list, kwargs: dict, node: ast.Call):

@@ -154,9 +154,12 @@ class ControlFlow:
         for b in bounds[1:]:
             index_type = semantic.integer_promote(index_type, b.dtype)
         if any(not b.dtype.is_int() or b.type.is_tile for b in bounds):
-            raise self.error(node.iter, "range bounds must be integer scalars")
+            types = ", ".join(str(b.type) for b in bounds)
+            raise self.error(node.iter, f"For loop bounds and step must all be integer scalars, are ({types})",
+                             "count with integers: range(0, n, 1); a float or a tile has no place here")
         if isinstance(tl._unwrap(iterator.step), int) and tl._unwrap(iterator.step) == 0:
-            raise self.error(node.iter, "range step must not be zero")
+            raise self.error(node.iter, "range step must not be zero",
+                             "a loop of step 0 would never end: count up (step > 0) or down (step < 0)")
         bounds = [semantic.cast(b, index_type) for b in bounds]
         carried = self.carried(node.body, exclude={node.target.id})
         inits = [v for c in carried for v in c.inits]

@@ -381,10 +381,17 @@ def binary(op: str, a, b) -> Value:
     if a_ptr or b_ptr:
         return pointer_arith(op, a, b)
     signed = (b if isinstance(a, Weak) else a).dtype.kind == "int"  # the tile whose `>>` this is
+    amount = b.value if op in ("shl", "shr") and isinstance(b, Weak) else None
     a, b = meet(a, b, op)
     dtype = a.dtype
     if op in BITWISE and not dtype.is_int():
         raise invalid_operands(dtype, dtype, "bitwise operators need integers")
+    if amount is not None and not 0 <= amount < dtype.bits:
+        # LLVM makes such a shift poison: the GPU and the interpreter would each give something
+        raise SemanticError(f"Value {amount} exceeds the maximum bitwidth ({dtype.bits}) for type '{dtype}'"
+                            if amount > 0 else f"shift by a negative amount ({amount})",
+                            f"a shift of a {dtype} moves it by 0 to {dtype.bits - 1} bits; widen it first "
+                            "(x.to(tl.int64)) to shift further")
     if op == "floordiv":
         if not dtype.is_int():
             raise SemanticError("`//` needs integer operands", "use `/` for floats")
@@ -672,6 +679,10 @@ def arange(start: int, end: int) -> Value:
 def full(shape: tuple[int, ...], value, dtype: DType) -> Value:
     tile_shape(shape)
     if isinstance(value, Value):
+        if value.type.is_tile and value.type.numel != 1:
+            raise SemanticError(f"tl.full's value must be a scalar, got a tile of shape {list(value.shape)} "
+                                "(only accepts size-1 tensor)",
+                                "to repeat a tile, use tl.broadcast_to(x, shape)")
         v = cast(value, dtype)
     else:
         v = constant(value, dtype)
