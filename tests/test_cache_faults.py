@@ -94,7 +94,7 @@ GLOBALS = {
     "dict rebound": ("CFG = {'scale': 2.0}", "CFG = {'scale': 4.0}", "CFG['scale']", 2.0, 4.0),
     "nested": ("NEST = {'b': (1, [2.0, 5.0])}", "NEST['b'][1][0] = 3.0", "NEST['b'][1][0]", 2.0, 3.0),
     "constexpr": ("C = tl.constexpr(2.0)", "C = tl.constexpr(3.0)", "C", 2.0, 3.0),
-    "dtype": ("DT = tl.float16", "DT = tl.int8", "tl.full((BLOCK,), 2.75, DT).to(tl.float32)", 2.75, 2.0),
+    "dtype": ("DT = tl.float16", "DT = tl.int8", "tl.full((BLOCK,), 2.75, tl.float32).to(DT).to(tl.float32)", 2.75, 2.0),
     "enum": ("HOW = Mode.DOUBLE", "HOW = Mode.TRIPLE", "HOW.value", 2, 3),
     "numpy scalar": ("S = np.float32(2.0)", "S = np.float32(0.5)", "S", 2.0, 0.5),
     "object attribute": ("OPTS = types.SimpleNamespace(scale=2.0)", "OPTS.scale = 6.0", "OPTS.scale", 2.0, 6.0),
