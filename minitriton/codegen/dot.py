@@ -25,10 +25,11 @@ def _dot(lw: Lowering, op, a, b, acc):
     layout = op.operands[0].layout
     if len(op.result.shape) == 3:
         return _batched_dot(lw, op, a, b, acc)
+    b_layout = op.operands[1].layout
+    if isinstance(b_layout, SharedOperandLayout) and isinstance(b_layout.parent, MmaLayout):
+        return _wgmma(lw, op, a, b, acc)
     if isinstance(layout, DotOperandLayout):
         return _mma(lw, op, a, b, acc)
-    if isinstance(layout, SharedOperandLayout) and isinstance(layout.parent, MmaLayout):
-        return _wgmma(lw, op, a, b, acc)
     return _fma_dot(lw, op, a, b, acc)
 
 
@@ -353,44 +354,54 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 # --8<-- [start:wgmma]
 def _wgmma(lw: Lowering, op, a, b, acc):
     """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNkK
-    (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading both operands from shared
-    memory through descriptors. Only a 16-bit B may be N-major (the instruction's transpose bit)."""
+    (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared memory through
+    a descriptor (K-major, or N-major: only a 16-bit B may be, by the transpose bit), and A either
+    from there too or, when it was computed in registers (attention's P), from them: the RS form,
+    four 32-bit words per thread per k16 step, each warp's 16 rows laid out as mma.sync's A
+    fragment."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
     num_warps = lw.num_warps
-    a_shared, b_shared = WgmmaOperand(0, m, k, av.dtype.bits), WgmmaOperand(1, k, n, bv.dtype.bits)
+    registers = isinstance(av.layout, DotOperandLayout)  # A in registers: the RS form
+    a_shared = WgmmaOperand(0, m, k, av.dtype.bits)
+    b_shared = WgmmaOperand(1, k, n, bv.dtype.bits, bv.layout.k_contiguous)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
     group_row = B.mul(B.lshr(lw.warp, ll.Constant(i32, 2)), ll.Constant(i32, 64))
     a_type, b_type = PTX_TYPES[mma_operand_type(op)], PTX_TYPES[mma_operand_type(op, 1)]
     k_step = 256 // av.dtype.bits
-    b_step = 32 if b_shared.k_major else 2048  # bytes from one k-step of B to the next
     count = n // 2  # accumulator registers of one m64nN tile per thread
     outs = ",".join(f"${i}" for i in range(count))
-    # scale-d, then A's and B's scales (1) and transposes (A K-major, B either)
-    if cv.dtype.is_floating():
-        scales = ", 1, 1" + ("" if b_shared.k_major else ", 0, 1")
+    a_text = "{" + ",".join(f"${count + i}" for i in range(4)) + "}" if registers else f"${count}"
+    b_index = count + (4 if registers else 1)
+    if cv.dtype.is_floating():  # scale-d, A's and B's scales (1), 16-bit types' transposes: A's (SS only), B's
+        transposes = ("" if registers else ", 0") + (", 0" if b_shared.k_major else ", 1")
+        scales = ", 1, 1" + (transposes if bv.dtype.bits == 16 else "")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
-    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
-            f"{instruction} {{{outs}}}, ${count}, ${count + 1}, p{scales}; }}")
-    tied = [str(i) for i in range(count)]  # the accumulator's inputs are its outputs
-    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["l", "l"] + tied)
+    text = f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; {instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}"
+    constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["r"] * 4 * registers
+                           + ["l"] * (2 - registers) + [str(i) for i in range(count)])
+    if registers:  # this thread's A fragment of each (m64 tile, k16 step), as _mma groups them
+        a_tiles = _fragments(av.layout.register_offsets(av.shape), 8,
+                             lambda o: (o[0] // (16 * num_warps), o[1] // k_step))
     out = list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
     for m_rep in range(m // (16 * num_warps)):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
         regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
-            a_address = B.add(B.add(smem_base, a[0]),
-                              B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
-                                                             ll.Constant(i32, 32 * kk)))
-            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_step * kk))
+            if not registers:
+                a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
+                                                                 ll.Constant(i32, a_shared.k_step_offset(kk))))
+            b_offset = b_shared.k_step_offset(kk) if b_shared.k_major else 2048 * kk
+            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_offset))
+            a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
+                else [wgmma_descriptor(lw, a_shared, a_address)]
             result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text, constraints,
-                            [wgmma_descriptor(lw, a_shared, a_address),
-                             wgmma_descriptor(lw, b_shared, b_address)] + regs)
+                            a_operand + [wgmma_descriptor(lw, b_shared, b_address)] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])

@@ -55,8 +55,8 @@ def link_libraries(module: llvm.ModuleRef, libraries: tuple[str, ...] = (),
         return []
     for path in libraries:
         if not os.path.isfile(path):
-            raise LibraryNotFound(f"the kernel calls a function of {path} (tl.extern_elementwise's "
-                                  "lib_path), which does not exist")
+            raise LibraryNotFound(f"the kernel links {path} (tl.extern_elementwise's lib_path, or "
+                                  "extern_libs), which does not exist")
     kernels = {f.name for f in module.functions if not f.is_declaration}
     own_globals = {g.name for g in module.global_variables}
     for path in paths:

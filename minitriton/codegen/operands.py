@@ -70,8 +70,7 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
     along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    b_k_major = isinstance(shared, geometry.WgmmaOperand) and shared.op_idx == 1 and shared.k_major
-    along = 0 if b_k_major else 1
+    along = shared.line_dim if isinstance(shared, geometry.WgmmaOperand) else 1
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
         if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):
@@ -194,10 +193,13 @@ def wgmma_byte_offset(lw: Lowering, shared: geometry.WgmmaOperand, row, col):
     c = lambda v: ll.Constant(i32, v)
     if shared.k_major:
         line, k = (row, col) if shared.op_idx == 0 else (col, row)
+        per_block = shared.row_bytes * 8 // shared.bits  # elements of K in one block
+        block, k = (B.udiv(k, c(per_block)), B.urem(k, c(per_block))) if shared.line_bytes > 128 else (c(0), k)
         phase = B.urem(B.udiv(line, c(shared.per_phase)), c(shared.max_phase))
         chunk = B.xor(B.udiv(k, c(shared.vec)), phase)
-        return B.add(B.mul(line, c(shared.row_bytes)),
-                     B.add(B.mul(chunk, c(16)), B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))))
+        within = B.add(B.mul(line, c(shared.row_bytes)),
+                       B.add(B.mul(chunk, c(16)), B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))))
+        return within if shared.line_bytes <= 128 else B.add(B.mul(block, c(shared.block_bytes)), within)
     atom = B.udiv(col, c(64))
     chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
     within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))

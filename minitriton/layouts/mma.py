@@ -164,13 +164,16 @@ class SharedOperandLayout:
     `MmaLayout` parent it is laid out as `wgmma` reads it (Hopper's warpgroup MMA takes A and B
     through shared-memory descriptors); with a `BlockedLayout` parent it sits in a pipeline ring
     as `fma_operand_swizzle` says, and the threads of a dot on CUDA cores read it at each step
-    of k. A thread's only "register" is the buffer's address."""
+    of k. A thread's only "register" is the buffer's address. `k_contiguous`: a 16-bit B of wgmma
+    stored K-major (as loaded, K fastest), which the instruction reads untransposed."""
 
     op_idx: int
     parent: MmaLayout | BlockedLayout
+    k_contiguous: bool = False
 
     def __str__(self) -> str:
-        return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}}}>"
+        k_major = ", kContiguous=true" if self.k_contiguous else ""
+        return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}{k_major}}}>"
 
     def registers_per_thread(self, shape: Sequence[int]) -> int:
         return 1

@@ -101,28 +101,62 @@ class WgmmaOperand:
     """How wgmma wants an operand in shared memory (PTX ISA, "canonical layouts").
 
     A K-major operand is stored as lines of K elements (A's rows; B's columns), each 32, 64 or 128
-    bytes, swizzled by 16-byte chunk over 8-line atoms. A is always K-major, and so is B of any
-    type but fp16 and bf16: only those may be transposed by the instruction. A 16-bit B is
-    N-major, in atoms of 64 columns: each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte
-    swizzle); atoms for the next 8 k-rows follow (SBO = 1 KB), atoms for the next 64 columns
-    come after all the k-rows (LBO = K * 128 bytes)."""
+    bytes, swizzled by 16-byte chunk over 8-line atoms. A longer line (K = 128 fp16 is 256 bytes)
+    is split into blocks of 128 bytes of K, as Triton splits it: block j holds bytes 128j to
+    128j + 127 of every line, 128-byte swizzled, and the blocks follow one another, so each
+    k-step's descriptor points into one block. A is always K-major, and so is B of any type but
+    fp16 and bf16: only those may be transposed by the instruction. A 16-bit B loaded K fastest
+    (`k_contiguous`: attention's K^T, from a row-major K) is stored K-major too, so its runs stay
+    16-byte stores (and cp.async copies). Any other 16-bit B is N-major, in atoms of 64 columns:
+    each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows
+    follow (SBO = 1 KB), atoms for the next 64 columns come after all the k-rows (LBO = K * 128
+    bytes)."""
 
     op_idx: int
     rows: int
     cols: int
     bits: int = 16
+    k_contiguous: bool = False
 
     @property
     def k_major(self) -> bool:
-        return self.op_idx == 0 or self.bits != 16
+        return self.op_idx == 0 or self.bits != 16 or self.k_contiguous
+
+    @property
+    def line_dim(self) -> int:
+        """The dimension of the tile whose consecutive elements are consecutive in the buffer."""
+        return 0 if self.op_idx == 1 and self.k_major else 1
 
     @property
     def vec(self) -> int:  # elements in a 16-byte chunk: runs of these are stored at once
         return 128 // self.bits
 
     @property
-    def row_bytes(self) -> int:  # a K-major line: K elements
+    def line_bytes(self) -> int:  # a K-major line: K elements
         return (self.cols if self.op_idx == 0 else self.rows) * self.bits // 8
+
+    @property
+    def row_bytes(self) -> int:  # a line's part in one block: the swizzle atom's width
+        return min(self.line_bytes, 128)
+
+    @property
+    def lines(self) -> int:  # A's rows or B's columns
+        return self.rows if self.op_idx == 0 else self.cols
+
+    @property
+    def block_bytes(self) -> int:  # one block of K: every line's `row_bytes`
+        return self.lines * self.row_bytes
+
+    @staticmethod
+    def k_fits(line_bytes: int) -> bool:
+        """Whether a K-major line fits: one atom of 32 or 64 bytes, or whole blocks of 128."""
+        return line_bytes in (32, 64) or line_bytes % 128 == 0
+
+    def k_step_offset(self, kk: int) -> int:
+        """The byte offset of the k-step `kk` (32 bytes of K) in a K-major operand: its block,
+        then its place in the block's lines."""
+        block, within = divmod(32 * kk, self.row_bytes)
+        return block * self.block_bytes + within
 
     @property
     def per_phase(self) -> int:
@@ -152,7 +186,7 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     src, dst = op.operands[0], op.result
     if isinstance(dst.layout, SharedOperandLayout):
         blocked = isinstance(src.layout, BlockedLayout)
-        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits) if blocked else None
+        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits, dst.layout.k_contiguous) if blocked else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
     bits = src.dtype.bits

@@ -17,6 +17,7 @@ anchored layouts meet. Chapter: 04-layouts.
 from __future__ import annotations
 
 from .. import ir
+from .geometry import WgmmaOperand
 from ..layouts import (BlockedLayout, DistributedLayout, DotOperandLayout, MmaLayout, SharedOperandLayout,
                        SliceLayout, default_blocked, merged_pairs, with_pairs, without_pairs)
 
@@ -88,6 +89,23 @@ def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> Distribu
                          pick(layout.warps_per_cta), tuple(inverse[d] for d in layout.order))
 
 
+# --8<-- [start:preferred]
+def preferred(layouts: list[DistributedLayout]) -> DistributedLayout:
+    """The layout an elementwise op runs in when its operands arrive in several: a tensor-core
+    accumulator's (or a row or column of one: its slice), else the first operand's. An
+    accumulator is the dearest value to convert (every element through shared memory), and what
+    is computed from it usually goes back to it (`acc = acc * alpha[:, None] + dot(p, v)`): kept
+    there, a loop's accumulator and its statistics never leave their registers, and the other
+    operands (a bias, a row of scales) are converted instead, as Triton's layout propagation
+    does."""
+    def from_mma(layout):
+        while isinstance(layout, SliceLayout):
+            layout = layout.parent
+        return isinstance(layout, MmaLayout)
+    return next((layout for layout in layouts if from_mma(layout)), layouts[0])
+# --8<-- [end:preferred]
+
+
 def interleaves(op: ir.Op) -> bool:
     """A reshape that merges a join's pairs into the dimension before them (`tl.interleave`)."""
     src = op.operands[0]
@@ -132,30 +150,59 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
     return x.dtype.name if x.dtype.name in PTX_TYPES else None
 
 
-def wgmma_fits(dot: ir.Op, num_warps: int) -> bool:
-    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; each
-    operand's rows of K in one swizzle atom (32, 64 or 128 bytes); N up to 256, in whole 64-column
-    atoms where B may stay N-major (16-bit types), else in 8-row groups
-    (`geometry.WgmmaOperand`)."""
+def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False) -> bool:
+    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; N up
+    to 256, in whole 64-column atoms where B may stay N-major (16-bit types), else in 8-row
+    groups; the lines of K of the operands kept K-major in shared memory in one swizzle atom or
+    whole 128-byte blocks (`geometry.WgmmaOperand`). With A in `registers` only B is in shared
+    memory, N-major: K needs only whole k16 steps."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
-    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 \
-        and n % (64 if bits == 16 else 8) == 0 and a.shape[1] * bits // 8 in (32, 64, 128)
+    k_fits = a.shape[1] % 16 == 0 if registers else WgmmaOperand.k_fits(a.shape[1] * bits // 8)
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % (64 if bits == 16 else 8) == 0 \
+        and k_fits
 
 
-def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80"):
+# --8<-- [start:rs]
+def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int) -> bool:
+    """Whether a wgmma dot takes A from registers (the RS form) rather than from shared memory:
+    when A was computed in the layout of a wgmma accumulator (attention's P = exp2(S - m), cast
+    to 16 bits, made from the scores S of the dot before). Each warp then already holds its 16
+    rows as mma.sync's A fragment (`DotOperandLayout` of that accumulator), so A reaches the
+    instruction with no trip through shared memory: the conversion only renumbers registers."""
+    return a_layout == MmaLayout((num_warps, 1)) and dot.operands[0].dtype.bits == 16 \
+        and wgmma_fits(dot, num_warps, registers=True)
+# --8<-- [end:rs]
+
+
+def k_contiguous(dot: ir.Op, b_layout) -> bool:
+    """Whether wgmma's 16-bit B is stored K-major: when its threads hold runs along K (it was
+    loaded K fastest, as attention's K^T is), which then go to shared memory as they are, 16
+    bytes at a time, where an N-major buffer would take them one element at a time. The lines
+    of K must fit (`geometry.WgmmaOperand.k_fits`); other types are K-major anyway."""
+    b = dot.operands[1]
+    return isinstance(b_layout, BlockedLayout) and b_layout.order[0] == 0 and b.dtype.bits == 16 \
+        and b_layout.contig_per_thread(b.shape) > 1 and WgmmaOperand.k_fits(b.shape[0] * 2)
+
+
+def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, b_layout=None):
     """Tensor-core layouts for `dot` when the types and shape allow, else None: on sm_90a the
-    operands stay in shared memory for `wgmma`; elsewhere they go to registers for mma.sync
-    (fp8 after `upcast_fp8_operands`)."""
+    operands stay in shared memory for `wgmma` (A in registers where `wgmma_in_registers` says,
+    given the layout `a_layout` A was computed in; B K-major where `b_layout` has K fastest);
+    elsewhere they go to registers for mma.sync (fp8 after `upcast_fp8_operands`)."""
     a, b, acc = dot.operands
     kind = mma_operand_type(dot)
     if kind is None or mma_operand_type(dot, 1) is None or len(acc.shape) != 2 \
             or acc.dtype != MMA_ACCUMULATOR.get(kind, ir.float32):
         return None
-    if arch == "sm_90a" and wgmma_fits(dot, num_warps):
+    if arch == "sm_90a":
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
-        return SharedOperandLayout(0, mma), SharedOperandLayout(1, mma), mma
+        b_shared = SharedOperandLayout(1, mma, k_contiguous(dot, b_layout))
+        if wgmma_in_registers(dot, a_layout, num_warps):
+            return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
+        if wgmma_fits(dot, num_warps):
+            return SharedOperandLayout(0, mma), b_shared, mma
     k_width = MMA_K_WIDTH.get(kind)
     m, n = acc.shape
     if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):
@@ -260,9 +307,8 @@ class LayoutAssignment:
                 self.anchor(r, SliceLayout(op.attrs["axis"], parent))
         elif name == "dot":
             a, b, acc = op.operands
-            mma = mma_layouts(op, self.num_warps, self.arch)
-            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps)
-                        if len(acc.shape) == 2
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(a), self.of(b))
+            self.anchor(result, mma[2] if mma else fma_layout(acc.shape, self.num_warps) if len(acc.shape) == 2
                         else self.default(result))
         elif name == "scan":
             layout = next(filter(None, map(self.of, op.operands)), None) or self.default(result)
@@ -284,7 +330,7 @@ class LayoutAssignment:
             self.anchor(result, expand_layout(anchored[0], op.attrs["axis"]) or self.default(result))
         else:  # every result (inline_asm and map_elementwise may have several) in one layout
             for r in op.results:
-                self.anchor(r, anchored[0] if anchored else self.default(result))
+                self.anchor(r, preferred(anchored) if anchored else self.default(result))
     # --8<-- [end:decide]
 
     # --8<-- [start:decide-shapes]
@@ -350,7 +396,7 @@ class LayoutAssignment:
         if not tiles:
             return [None] * len(op.operands)
         if name == "dot":
-            mma = mma_layouts(op, self.num_warps, self.arch)
+            mma = mma_layouts(op, self.num_warps, self.arch, self.of(op.operands[0]), self.of(op.operands[1]))
             acc_layout = self.of(op.result)
             if mma:
                 return list(mma)
@@ -471,6 +517,27 @@ class LayoutAssignment:
         return clone.result
 
 
+# --8<-- [start:hoist]
+def hoist_invariant_operands(block: ir.Block) -> None:
+    """Move the conversions to a wgmma operand of values made before a loop (attention's Q) out
+    of it: the operand is written to shared memory once, not at every iteration, and stays there
+    for the loop (`passes.shared` keeps it live to the loop's end)."""
+    ops = []
+    for op in block.ops:
+        for region in op.regions:
+            hoist_invariant_operands(region)
+        if op.name == "for":
+            body = op.regions[0]
+            inside = {id(v) for v in body.args} | {id(r) for inner in ir.walk_block(body) for r in inner.results}
+            moved = [inner for inner in body.ops if inner.name == "convert_layout"
+                     and isinstance(inner.result.layout, SharedOperandLayout) and id(inner.operands[0]) not in inside]
+            body.ops = [inner for inner in body.ops if inner not in moved]
+            ops += moved
+        ops.append(op)
+    block.ops = ops
+# --8<-- [end:hoist]
+
+
 # --8<-- [start:assign]
 def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None,
                    arch: str = "sm_80") -> ir.Function:
@@ -479,6 +546,7 @@ def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None,
     assignment = LayoutAssignment(fn, num_warps, vectors, arch)
     assignment.decide_block(fn.body)
     assignment.rewrite_block(fn.body)
+    hoist_invariant_operands(fn.body)
     ir.verify(fn)
     fn.attrs["num_warps"] = num_warps
     return fn

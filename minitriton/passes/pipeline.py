@@ -17,7 +17,7 @@ each iteration waits for its global loads before the tensor cores can start. Thi
 
 so global memory is read `S - 1` iterations before it is needed, by `cp.async`, while the tensor
 cores work. What may be pipelined: a load used only by a conversion to an mma operand (whose buffer
-takes the tile's rows as they are: not wgmma's K-major B of fp8, nor tf32 operands), or the
+takes each thread's runs as they are, along its lines: not a tf32 operand, nor runs across them), or the
 two 32-bit operands of a dot on CUDA cores (which then reads them from their rings at each step of
 k, instead of staging them itself), whose pointers and mask come from the loop's index and carried
 values by side-effect-free arithmetic, with `other` absent or zero (cp.async fills masked elements
@@ -59,8 +59,9 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
         user = used_by[0]
         if user.name == "convert_layout":
             shared = ldmatrix_operand(user)
-            if shared is not None and _copies_rows(shared) and _run(op.operands[0]) * op.result.dtype.itemsize >= 4:
-                found.append((op, user, shared))  # cp.async copies 4 bytes or more
+            copied = _run(op.operands[0], shared) * op.result.dtype.itemsize if shared is not None else 0
+            if copied >= 4 and _copies_rows(shared):  # cp.async copies 4 bytes or more
+                found.append((op, user, shared))
         elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
             shared = _fma_ring(user, user.operands.index(op.result))
             if shared is not None:
@@ -69,9 +70,9 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
 
 
 def _copies_rows(shared) -> bool:
-    """Whether cp.async can fill this operand layout: it copies runs of a row as they are, so not
-    into a K-major B (whose lines are columns) nor a tf32 operand (rounded in registers first)."""
-    return not isinstance(shared, WgmmaOperand) or shared.bits != 32 and (shared.op_idx == 0 or not shared.k_major)
+    """Whether cp.async can fill this operand layout: it copies runs as they are, so not into a
+    tf32 operand (rounded in registers first)."""
+    return not isinstance(shared, WgmmaOperand) or shared.bits != 32
 
 
 def _fma_ring(dot: ir.Op, op_idx: int):
@@ -84,10 +85,12 @@ def _fma_ring(dot: ir.Op, op_idx: int):
     return fma_operand_swizzle(op_idx, operand.shape, 32, acc.layout, acc.shape)
 
 
-def _run(ptrs: ir.Value) -> int:
-    """Elements each thread copies at once: its run along the row, up to 16 bytes."""
+def _run(ptrs: ir.Value, shared=None) -> int:
+    """Elements each thread copies at once: its run along the buffer's lines (the rows; a K-major
+    B's columns), up to 16 bytes."""
     layout = ptrs.layout
-    if layout is None or layout.order[0] != len(ptrs.shape) - 1:
+    along = shared.line_dim if isinstance(shared, WgmmaOperand) else len(ptrs.shape) - 1
+    if layout is None or layout.order[0] != along:
         return 1
     return min(layout.contig_per_thread(ptrs.shape), 128 // ptrs.dtype.pointee.bits)
 
@@ -183,8 +186,7 @@ class Pipeliner:
             stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
-            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared,
-                              run=_run(load.operands[0])))
+            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0], shared)))
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""

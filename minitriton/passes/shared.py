@@ -40,12 +40,18 @@ class Buffer:
 # --8<-- [start:liveness]
 def _buffers(fn: ir.Function) -> list[Buffer]:
     """A buffer per op that needs one, live over the op itself; a wgmma operand stays live until
-    its last reader (the dot whose tensor cores read it from shared memory)."""
+    its last reader (the dot whose tensor cores read it from shared memory), or, read in a loop
+    it was made before, to that loop's end (every iteration reads it)."""
     ops = list(fn.walk())
+    position_of = {id(op): position for position, op in enumerate(ops)}
+    loops = [(position, position + sum(len(list(ir.walk_block(r))) for r in op.regions))
+             for position, op in enumerate(ops) if op.name in ("for", "while")]
     last_use: dict[int, int] = {}
     for position, op in enumerate(ops):
         for v in op.operands:
-            last_use[id(v)] = position
+            made = position_of.get(id(v.owner), -1)
+            ends = [end for start, end in loops if start < position <= end and not start < made <= end]
+            last_use[id(v)] = max([position] + ends)
     buffers = []
     for position, op in enumerate(ops):
         size = scratch_bytes(op)

@@ -1,0 +1,260 @@
+"""Hopper's wgmma beyond one swizzle atom of K, with A from registers, and the attention loop they make.
+
+- K-split operands: a K-major operand whose lines of K are longer than 128 bytes (K = 128 or 256
+  fp16, 256 fp8, 64 or 128 tf32) is stored as 128-byte blocks of K, one descriptor per k-step into
+  its block (`geometry.WgmmaOperand`).
+- The RS form: a dot whose A was computed from a wgmma accumulator (`p = f(dot(a, b)).to(fp16)`)
+  takes A from registers (`passes.layout.wgmma_in_registers`), with no trip through shared memory.
+- The attention forward (`examples/attention.py`) at sizes that are not multiples of its blocks:
+  its loop keeps the accumulator and the softmax statistics in the accumulator's layout.
+
+Each kernel runs in the interpreter (on the GPU too where there is one) and is compiled for sm_80,
+sm_90 and sm_90a by the conftest; references are float64. The PTX checks name the instructions.
+"""
+import math
+import re
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.dtypes import fp8_values
+from minitriton.examples.attention import attention_fwd_kernel, attention_reference
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+
+
+def magnitude(a, b) -> np.ndarray:
+    """sum_k |a_ik b_kj|: what the rounding errors of a dot are relative to."""
+    return np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+
+
+# ---------------------------------------------------------------------------- K-split operands
+
+@triton.jit
+def matmul_kernel(A, B, C, M, N, K, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    """C = A @ B (row-major), masked at every edge, k in steps of BLOCK_K."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & (k + rk[None, :] < K), other=0)
+        b = tl.load(B + (k + rk)[:, None] * N + rn[None, :], mask=(k + rk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+E4M3 = tl.float8e4nv
+NEWER = pytest.mark.targets("sm_90", "sm_90a")  # e4m3 exists from sm_89 on
+SMALL = np.array([0, 0.25, -0.25, 0.5, -0.5, 0.75, -0.75, 1, -1, 1.5, -1.5])  # exact sums in any order
+
+# (operand type, (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps): BLOCK_K's bytes per line
+K_SPLIT_CASES = [(np.float16, (100, 90, 300), (64, 64, 128), 4),     # 256 bytes: 2 blocks
+                 (np.float16, (150, 140, 520), (128, 128, 256), 8),  # 512 bytes: 4 blocks, 2 warpgroups
+                 ("bf16", (130, 70, 200), (128, 64, 128), 4),        # two m64 tiles per warpgroup
+                 pytest.param(E4M3, (100, 90, 300), (64, 64, 256), 4, marks=NEWER),  # fp8: both K-major, 2 blocks
+                 pytest.param(E4M3, (70, 40, 200), (64, 32, 128), 4, marks=NEWER),   # fp8 K = 128: one atom
+                 ("tf32", (100, 90, 150), (64, 64, 64), 4),          # tf32: 256 bytes, both K-major
+                 ("tf32", (70, 60, 200), (64, 32, 128), 4)]          # 512 bytes
+
+
+def k_split_operands(kind, shape, rng, array=np.asarray):
+    """The operands as the kernel takes them (`array` puts a numpy array where it runs), and their
+    values in float64."""
+    m, n, k = shape
+    if kind is E4M3:
+        codes = [rng.choice([np.flatnonzero(fp8_values(E4M3) == v)[0] for v in SMALL], s).astype(np.uint8)
+                 for s in ((m, k), (k, n))]
+        return [triton.reinterpret(array(c), E4M3) for c in codes], \
+            [fp8_values(E4M3)[c].astype(np.float64) for c in codes]
+    if kind == "bf16":
+        bits = [to_bf16_bits(rng.standard_normal(s)) for s in ((m, k), (k, n))]
+        return [triton.reinterpret(array(b), tl.bfloat16) for b in bits], [bf16_value(b) for b in bits]
+    dtype = np.float32 if kind == "tf32" else kind
+    values = [rng.standard_normal(s).astype(dtype) for s in ((m, k), (k, n))]
+    if kind == "tf32":  # round to tf32 first, so the dot's own rounding changes nothing
+        values = [((v.view(np.uint32) + 0x1000) & 0xFFFFE000).view(np.float32) for v in values]
+    return [array(v) for v in values], [v.astype(np.float64) for v in values]
+
+
+def to_bf16_bits(x: np.ndarray) -> np.ndarray:
+    """fp32 -> bf16 bits, to nearest even."""
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("kind, shape, blocks, num_warps", K_SPLIT_CASES, ids=str)
+def test_k_longer_than_one_swizzle_atom(device, kind, shape, blocks, num_warps):
+    rng = np.random.default_rng(31)
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    arrays, (a, b) = k_split_operands(kind, shape, rng, device.array)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](*arrays, c, m, n, k, PRECISION="tf32" if kind == "tf32" else "ieee", BLOCK_M=block_m,
+                        BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    got = device.numpy(c)
+    if kind is E4M3:
+        np.testing.assert_array_equal(got, a @ b)
+    else:
+        assert np.all(np.abs(got - a @ b) <= 40 * 2**-24 * magnitude(a, b))
+
+
+@pytest.mark.parametrize("kind, blocks, wants", [
+    (np.float16, (64, 64, 128), ["m64n64k16.f32.f16.f16"]),
+    (np.float16, (128, 128, 256), ["m64n128k16.f32.f16.f16"]),
+    (E4M3, (64, 64, 256), ["m64n64k32.f32.e4m3.e4m3"]),
+    ("tf32", (64, 64, 64), ["m64n64k8.f32.tf32.tf32"]),
+], ids=str)
+def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
+    """Before the split, wgmma refused K past 128 bytes and the dot fell back to mma.sync."""
+    block_m, block_n, block_k = blocks
+    arrays, _ = k_split_operands(kind, (block_m, block_n, block_k), np.random.default_rng(0))
+    c = np.zeros((block_m, block_n), np.float32)
+    ptx = matmul_kernel.warmup(*arrays, c, block_m, block_n, block_k, PRECISION="tf32" if kind == "tf32" else "ieee",
+                               BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_90a",
+                               num_warps=8 if block_m == 128 else 4).asm["ptx"]
+    for want in wants:
+        assert "wgmma.mma_async.sync.aligned." + want in ptx
+    assert "mma.sync" not in ptx
+
+
+# ---------------------------------------------------------------------------- A from registers
+
+@triton.jit
+def two_dots_kernel(A, B, V, Out, scale, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, D: tl.constexpr,
+                    BF16: tl.constexpr):
+    """Out = f(A @ B) @ V with f(s) = s * scale, rounded to the operands' type: the second dot's A is
+    computed from the first's accumulator, as attention's P is."""
+    rm, rn, rk, rd = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, D)
+    a = tl.load(A + rm[:, None] * K + rk[None, :])
+    b = tl.load(B + rk[:, None] * N + rn[None, :])
+    v = tl.load(V + rn[:, None] * D + rd[None, :])
+    s = tl.dot(a, b) * scale
+    p = s.to(tl.bfloat16) if BF16 else s.to(tl.float16)
+    tl.store(Out + rm[:, None] * D + rd[None, :], tl.dot(p, v))
+
+
+# (M, N: the second dot's K, K: the first dot's, D: the second dot's N, num_warps)
+RS_CASES = [(64, 64, 32, 64, 4), (128, 64, 64, 64, 4), (128, 128, 64, 128, 8), (64, 16, 16, 64, 4),  # n16: mma.sync first
+            (128, 32, 128, 256, 8), (256, 128, 64, 64, 8)]
+
+
+# P is the first dot's fp32 sum rounded to 16 bits: where the GPU's sum and numpy's differ in their
+# last bits, P may round the other way (one 16-bit step), and the second dot carries that step
+@pytest.mark.gpu_tolerance(1e-2, 1e-2)
+@pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("m, n, k, d, num_warps", RS_CASES, ids=str)
+def test_a_computed_from_an_accumulator(device, m, n, k, d, num_warps, bf16):
+    rng = np.random.default_rng(m + n + k + d)
+    scale = 0.25
+    raw = [rng.standard_normal(s).astype(np.float32) for s in ((m, k), (k, n), (n, d))]
+    if bf16:
+        bits = [to_bf16_bits(x) for x in raw]
+        arrays = [triton.reinterpret(device.array(b), tl.bfloat16) for b in bits]
+        a, b, v = (bf16_value(x) for x in bits)
+    else:
+        a, b, v = (x.astype(np.float16) for x in raw)
+        arrays = [device.array(x) for x in (a, b, v)]
+        a, b, v = (x.astype(np.float64) for x in (a, b, v))
+    out = device.array(np.full((m, d), np.nan, np.float32))
+    two_dots_kernel[(1,)](*arrays, out, scale, M=m, N=n, K=k, D=d, BF16=bf16, num_warps=num_warps)
+    s = (a @ b) * scale
+    p = bf16_value(to_bf16_bits(s)) if bf16 else s.astype(np.float16).astype(np.float64)
+    # p's rounding may differ by one unit where fp32 sums land on either side of a tie
+    ulp = 2.0**-7 if bf16 else 2.0**-10
+    bound = 40 * 2**-24 * magnitude(p, v) + ulp * magnitude(np.abs(s) + 2**-14, v)
+    assert np.all(np.abs(device.numpy(out) - p @ v) <= bound)
+
+
+@pytest.mark.parametrize("m, n, k, d, num_warps", RS_CASES, ids=str)
+def test_the_second_dot_reads_a_from_registers(m, n, k, d, num_warps):
+    """sm_90a: one wgmma per m64 tile and k16 step with a `{%r..}` A operand; A never stored."""
+    a, b, v = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16), np.zeros((n, d), np.float16)
+    kernel = two_dots_kernel.warmup(a, b, v, np.zeros((m, d), np.float32), 0.25, M=m, N=n, K=k, D=d, BF16=False,
+                                    grid=(1,), target="sm_90a", num_warps=num_warps)
+    ptx = kernel.asm["ptx"]
+    rs = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{d}k16\.f32\.f16\.f16 \{{[^}}]*\}}, \{{%r", ptx)
+    assert len(rs) == m // (16 * num_warps) * (n // 16)
+    assert ("mma.sync" in ptx) == (n % 64 != 0)  # the first dot's N: wgmma takes 16-bit B in 64-column atoms
+    # the only convert between the dots is the free one to the A fragment (no shared memory)
+    lines = expanded(kernel.asm["layout"]).splitlines()
+    first, second = [i for i, line in enumerate(lines) if " = dot " in line]
+    converts = [line for line in lines[first:second] if "convert_layout" in line]
+    assert any("#dot_op<{opIdx=0" in line and "smem_bytes" not in line for line in converts)
+    assert all("#shared_operand<{opIdx=1" in line for line in converts if "smem_bytes" in line)  # V only
+
+
+def expanded(text: str) -> str:
+    """Printed IR with every layout alias (`#blocked0 = ...`, defined above the function) replaced
+    by its definition, parents first, so a line can be searched for a layout's fields."""
+    aliases = {}
+    for line in text.splitlines():
+        found = re.match(r"^(#\w+) = (.*)$", line)
+        if found:
+            aliases[found.group(1)] = found.group(2)
+    for _ in range(len(aliases)):  # a definition may name its parent by alias
+        aliases = {name: re.sub(r"#\w+\b", lambda m: aliases.get(m.group(0), m.group(0)), d) for name, d in aliases.items()}
+    return re.sub(r"#\w+\b(?![<{])", lambda m: aliases.get(m.group(0), m.group(0)), text)
+
+
+# ---------------------------------------------------------------------------- attention forward
+
+ATTENTION_CASES = [(64, 128, 64, 4, False, 333), (64, 128, 128, 8, True, 301), (128, 128, 64, 8, False, 257),
+                   (128, 128, 128, 8, True, 190), (128, 64, 64, 4, True, 100)]  # D, BLOCK_M, BLOCK_N, warps, causal, N
+
+
+def attention_forward(device, head_dim, block_m, block_n, num_warps, causal, n_ctx, dtype=np.float16):
+    """O from the example's forward kernel on random inputs, and its float64 reference."""
+    rng = np.random.default_rng(n_ctx)
+    z, h = 1, 2
+    shape = (z, h, n_ctx, head_dim)
+    q, k, v = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+    out = device.array(np.full(shape, np.nan, dtype))
+    m = device.array(np.full((z, h, n_ctx), np.nan, np.float32))
+    sm_scale = 1 / math.sqrt(head_dim)
+    attention_fwd_kernel[(triton.cdiv(n_ctx, block_m), z * h)](
+        device.array(q), device.array(k), device.array(v), out, m, sm_scale, *[s // q.itemsize for s in q.strides],
+        h, n_ctx, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal, num_warps=num_warps)
+    want = attention_reference(q, k, v, q, sm_scale, causal)[0]
+    return device.numpy(out).astype(np.float64), want
+
+
+@pytest.mark.gpu_tolerance(1e-2, 2e-3)
+@pytest.mark.parametrize("head_dim, block_m, block_n, num_warps, causal, n_ctx", ATTENTION_CASES, ids=str)
+def test_attention_forward_at_odd_sizes(device, head_dim, block_m, block_n, num_warps, causal, n_ctx):
+    got, want = attention_forward(device, head_dim, block_m, block_n, num_warps, causal, n_ctx)
+    np.testing.assert_allclose(got, want, atol=4e-3 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("head_dim, block_n, num_warps", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 128, 4)])
+def test_the_attention_loop_keeps_p_and_acc_in_registers(head_dim, block_n, num_warps):
+    """sm_90a: Q K^T and P V on wgmma (P from registers); Q goes to shared memory once, before the
+    loop; K and V arrive in rings by cp.async (K stored K-major, as loaded); nothing in the loop
+    converts through shared memory, P included."""
+    n_ctx = 1024
+    q = np.zeros((1, 1, n_ctx, head_dim), np.float16)
+    kernel = attention_fwd_kernel.warmup(q, q, q, q, np.zeros(n_ctx, np.float32), 0.5,
+                                         *[s // 2 for s in q.strides], 1, n_ctx, HEAD_DIM=head_dim, BLOCK_M=128,
+                                         BLOCK_N=block_n, CAUSAL=False, grid=(1,), target="sm_90a",
+                                         num_warps=num_warps, num_stages=3)
+    layout, ptx = expanded(kernel.asm["layout"]), kernel.asm["ptx"]
+    loop = layout[layout.index(" = for "):layout.index("yield")]
+    assert not [line for line in loop.splitlines() if "convert_layout" in line and "smem_bytes" in line]
+    before = layout[:layout.index(" = for ")]
+    assert "#shared_operand<{opIdx=0" in before  # Q
+    assert loop.count("local_read") == 2 and "kContiguous=true" in loop  # K^T and V from their rings
+    assert "#dot_op<{opIdx=0" in loop  # P, renumbered in registers
+    rs = len(re.findall(r"wgmma\.mma_async[^;]*\}, \{%r", ptx))
+    assert rs == (128 // (16 * num_warps)) * (block_n // 16)
+    assert "mma.sync" not in ptx
+    assert "ldmatrix" not in ptx
