@@ -528,9 +528,8 @@ def test_operator_walk(op):
             operator_kernel.warmup(x, out, op, (pair,), grid=(1,))
         except CompilationError as err:
             cause = err.__cause__
-            # an ArgumentKindError: the launch found an argument that, of another kind, would compile
-            assert (type(cause).__name__ == "SemanticError" or type(err).__name__ == "ArgumentKindError") \
-                and err.hint, f"{op}{pair}: {err!r} from {cause!r}"
+            # the language's own error: x_ptr is also used as a pointer, so no launch argument is to blame
+            assert type(cause).__name__ == "SemanticError" and err.hint, f"{op}{pair}: {err!r} from {cause!r}"
         else:
             accepted.append(pair)
     assert accepted, f"{op} takes no operands at all"
