@@ -12,13 +12,16 @@ Each kernel runs in the interpreter (on the GPU too where there is one) and is c
 sm_90 and sm_90a by the conftest; references are float64. The PTX checks name the instructions.
 """
 import math
+import os
 import re
+import subprocess
 
 import numpy as np
 import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.codegen.toolkit import ptxas_path
 from minitriton.dtypes import fp8_values
 from minitriton.examples.attention import attention_fwd_kernel, attention_reference
 
@@ -247,6 +250,27 @@ def test_the_second_dot_reads_a_from_registers(m, n, k, d, num_warps):
     converts = [line for line in lines[first:second] if "convert_layout" in line]
     assert any("#dot_op<{opIdx=0" in line and "smem_bytes" not in line for line in converts)
     assert all("#shared_operand<{opIdx=1" in line for line in converts if "smem_bytes" in line)  # V only
+
+
+@pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed here")
+@pytest.mark.parametrize("m, n, k, d, num_warps", [(128, 64, 64, 64, 4), (128, 128, 64, 128, 8), (64, 16, 16, 64, 4)],
+                         ids=str)
+def test_wgmma_operands_are_ready_before_the_fence(tmp_path, m, n, k, d, num_warps):
+    """Every register a wgmma reads (A's fragments, the accumulator) is written before the group's
+    `wgmma.fence`; a zero accumulator is not written at all (scale-d 0 on the first k-step). A
+    register written between two wgmmas makes ptxas fence, or wait for the group, there: its
+    "warpgroup.arrive/wait is injected" notes, which serialize the tensor cores."""
+    a, b, v = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16), np.zeros((n, d), np.float16)
+    ptx = two_dots_kernel.warmup(a, b, v, np.zeros((m, d), np.float32), 0.25, M=m, N=n, K=k, D=d, BF16=False,
+                                 grid=(1,), target="sm_90a", num_warps=num_warps).asm["ptx"]
+    wgmmas = [line for line in ptx.splitlines() if "wgmma.mma_async" in line]
+    first_steps = [line for line in wgmmas if "setp.ne.b32 p, 0, 0;" in line]
+    dots = 2 if n % 64 == 0 else 1  # the first dot's B (N-major) needs 64-column atoms
+    assert len(first_steps) == dots * m // (16 * num_warps)
+    (tmp_path / "k.ptx").write_text(ptx)
+    report = subprocess.run([ptxas_path(), "-arch=sm_90a", "-v", "-o", os.devnull, str(tmp_path / "k.ptx")],
+                            capture_output=True, text=True, check=True).stderr
+    assert "is injected" not in report, report
 
 
 def expanded(text: str) -> str:

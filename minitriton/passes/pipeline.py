@@ -30,15 +30,6 @@ from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
 from .geometry import WgmmaOperand, ldmatrix_operand
 
 
-def _is_zero(v: ir.Value | None) -> bool:
-    if v is None:
-        return True
-    op = v.owner
-    while op is not None and op.name in ("splat", "broadcast", "convert_layout"):
-        op = op.operands[0].owner
-    return op is not None and op.name == "constant" and op.attrs["value"] == 0
-
-
 def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
     """(load, user, shared layout) for each load whose tile feeds nothing but a dot operand:
     through a conversion to an mma operand (the user, which the ring replaces), or straight into
@@ -54,7 +45,7 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
         used_by = users.get(id(op.result), [])
         if len(used_by) != 1 or used_by[0] not in body.ops:
             continue
-        if not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
+        if not ir.is_zero(op.operands[2] if len(op.operands) > 2 else None):
             continue
         user = used_by[0]
         if user.name == "convert_layout":
