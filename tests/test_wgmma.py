@@ -148,14 +148,31 @@ def nt_matmul_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.const
     tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@triton.jit
+def nt_trans_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The same product with B^T loaded as it lies (N x K, rows of K) and transposed by `.T`, as
+    attention's forward writes `k = desc_k.load(...).T`: the pipeliner copies each tile of B^T
+    into the ring as B, K-major, with no transpose in registers."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
+        bt = tl.load(BT + rn[:, None] * K + (k + rk)[None, :], mask=rn[:, None] < N, other=0)
+        acc = tl.dot(a, bt.T, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
 # (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps: N below one 64-column atom, K one or more blocks
 NT_CASES = [((100, 70, 256), (64, 32, 128), 4), ((130, 40, 128), (128, 16, 64), 4),
             ((70, 20, 64), (64, 8, 32), 4), ((200, 100, 256), (128, 16, 128), 8), ((64, 96, 96), (64, 32, 32), 4)]
 
 
+@pytest.mark.parametrize("kernel", [nt_matmul_kernel, nt_trans_kernel], ids=["pointers", "trans"])
 @pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
 @pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES, ids=str)
-def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16):
+def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16, kernel):
     rng = np.random.default_rng(sum(shape))
     m, n, k = shape
     raw = [rng.standard_normal(s) for s in ((m, k), (n, k))]
@@ -169,9 +186,27 @@ def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16):
         a, bt = a.astype(np.float64), bt.astype(np.float64)
     c = device.array(np.full((m, n), np.nan, np.float32))
     block_m, block_n, block_k = blocks
-    nt_matmul_kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
+    kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
         *arrays, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
     assert np.all(np.abs(device.numpy(c) - a @ bt.T) <= 40 * 2**-24 * magnitude(a, bt.T))
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES[:2], ids=str)
+def test_a_transposed_load_is_copied_in_as_b(shape, blocks, num_warps):
+    """`bt.T` in a pipelined loop: both operands come in by cp.async (the ring of B^T is filled
+    transposed: `perm` on its async_load), nothing is transposed through shared memory by threads,
+    and the loop issues no ordinary global load."""
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    a, bt = np.zeros((m, k), np.float16), np.zeros((n, k), np.float16)
+    compiled = nt_trans_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, BLOCK_M=block_m,
+                                      BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_90a",
+                                      num_warps=num_warps)
+    layout = compiled.asm["layout"]
+    copies = [line for line in layout.splitlines() if "async_load" in line]
+    assert copies and all("ring" in line for line in copies)
+    assert sum("perm=[1, 0]" in line for line in copies) == len(copies) // 2  # B^T's; A's are as they are
+    assert not any(" trans " in line for line in layout.splitlines())
+    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in compiled.asm["ptx"]
 
 
 @pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES, ids=str)
