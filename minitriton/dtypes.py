@@ -250,6 +250,7 @@ _BY_SIGNATURE = {row.signature: row.dtype for row in TABLE}
 _BY_TYPESTR = {row.typestr: row.dtype for row in TABLE if row.typestr}
 _BY_LANGUAGE = {row.language: row.dtype for row in TABLE}
 _BY_TORCH = {row.torch: row.dtype for row in TABLE if row.torch}
+_SEEN_TORCH: dict = {}  # torch's dtype objects met so far -> ours
 
 
 def dtype_named(name: str) -> DType:
@@ -291,9 +292,12 @@ def dtype_of_array(x) -> DType | None:
         return x.dtype
     torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
     if torch is not None and isinstance(x, torch.Tensor):
-        dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
+        dtype = _SEEN_TORCH.get(x.dtype)  # every launch asks: by the dtype object, not its name
         if dtype is None:
-            raise LaunchError(f"minitriton has no dtype for torch tensors of {x.dtype}")
+            dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
+            if dtype is None:
+                raise LaunchError(f"minitriton has no dtype for torch tensors of {x.dtype}")
+            _SEEN_TORCH[x.dtype] = dtype
         return dtype
     if isinstance(x, np.ndarray):
         typestr = x.dtype.str
