@@ -50,7 +50,7 @@ def _binary(int_op: str, uint_op: str | None, float_op: str | None):
     def rule(lw: Lowering, op, dtype, x, y):
         if dtype.is_floating():
             return getattr(lw.b, float_op)(x, y)
-        return getattr(lw.b, uint_op if dtype.kind == "uint" or dtype.is_bool() else int_op)(x, y)
+        return getattr(lw.b, int_op if dtype.is_int_signed() else uint_op)(x, y)
     return rule
 # --8<-- [end:elementwise]
 
@@ -60,8 +60,7 @@ def _minmax(pick: str):
         if dtype.is_floating():  # llvm.minimum / maximum give NaN for a NaN; minnum / maxnum the other
             name = f"{pick}imum" if op is not None and op.attrs.get("propagate_nan") else f"{pick}num"
             return lw.call(f"llvm.{name}.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y])
-        signed = dtype.kind == "int" and not dtype.is_bool()
-        cmp = lw.b.icmp_signed if signed else lw.b.icmp_unsigned
+        cmp = lw.b.icmp_signed if dtype.is_int_signed() else lw.b.icmp_unsigned
         return lw.b.select(cmp("<" if pick == "min" else ">", x, y), x, y)
     return rule
 
@@ -87,18 +86,18 @@ def _div(lw: Lowering, op, dtype, x, y):
     if dtype.is_fp32() and op.attrs.get("rounding") != "rn":
         return lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False)
     if not dtype.is_floating():
-        unsigned = dtype.kind == "uint" or dtype.is_bool()
-        return _by_zero_is_zero(lw, "udiv" if unsigned else "sdiv", x, y)
+        return _by_zero_is_zero(lw, "sdiv" if dtype.is_int_signed() else "udiv", x, y)
     return lw.b.fdiv(x, y)
 
 
 def _rem(lw: Lowering, op, dtype, x, y):
     """`%`: C's remainder for integers (0 for a divisor of 0); for floats fmod, computed in f64 so
-    that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for)."""
+    that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for).
+    Where the truncated quotient is 0 (|x| < |y|, an infinite y among them) the remainder is x
+    itself: x - 0 * y would be NaN for an infinite y, and would lose the sign of a -0.0."""
     B = lw.b
     if not dtype.is_floating():
-        unsigned = dtype.kind == "uint" or dtype.is_bool()
-        return _by_zero_is_zero(lw, "urem" if unsigned else "srem", x, y)
+        return _by_zero_is_zero(lw, "srem" if dtype.is_int_signed() else "urem", x, y)
     xd, yd = (v if dtype.is_fp64() else B.fpext(v, f64) for v in (x, y))
     quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
     r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])
@@ -106,6 +105,7 @@ def _rem(lw: Lowering, op, dtype, x, y):
     ay = lw.call("llvm.fabs.f64", f64, [yd])
     fix = B.select(B.fcmp_ordered("<", xd, ll.Constant(f64, 0.0)), B.fneg(ay), ay)
     r = B.select(wrong_sign, B.fadd(r, fix), r)
+    r = B.select(B.fcmp_ordered("==", quotient, ll.Constant(f64, 0.0)), xd, r)
     return r if dtype.is_fp64() else B.fptrunc(r, f32)
 
 
@@ -204,7 +204,7 @@ def _cmp(lw: Lowering, op, dtype, x, y):
         return (lw.b.fcmp_unordered if pred == "!=" else lw.b.fcmp_ordered)(pred, x, y)
     if dtype.is_ptr():
         return lw.b.icmp_unsigned(pred, lw.b.ptrtoint(x, i64), lw.b.ptrtoint(y, i64))
-    cmp = lw.b.icmp_signed if dtype.kind == "int" and not dtype.is_bool() else lw.b.icmp_unsigned
+    cmp = lw.b.icmp_signed if dtype.is_int_signed() else lw.b.icmp_unsigned
     return cmp(pred, x, y)
 
 
@@ -238,18 +238,17 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
         return b.fpext(x, ll_type(dst)) if dst.bits > src.bits else b.fptrunc(x, ll_type(dst))
     if src.is_floating():  # to an integer: round toward zero, saturating, NaN -> 0 (cvt.rzi)
         wide = lw.to_f32(x, src)
-        kind = "fptosi" if dst.kind == "int" else "fptoui"
+        kind = "fptosi" if dst.is_int_signed() else "fptoui"
         name = f"llvm.{kind}.sat.i{dst.bits}.{'f64' if wide.type is f64 else 'f32'}"
         return lw.call(name, ll_type(dst), [wide])
     if dst.is_floating():
-        signed = src.kind == "int" and not src.is_bool()
         target = f32 if dst.is_bf16() else ll_type(dst)
-        wide = b.sitofp(x, target) if signed else b.uitofp(x, target)
+        wide = b.sitofp(x, target) if src.is_int_signed() else b.uitofp(x, target)
         return lw.from_f32(wide, dst) if dst.is_bf16() else wide
     if dst.bits < src.bits:
         return b.trunc(x, ll_type(dst))
     if dst.bits > src.bits:
-        return b.sext(x, ll_type(dst)) if src.kind == "int" and not src.is_bool() else b.zext(x, ll_type(dst))
+        return b.sext(x, ll_type(dst)) if src.is_int_signed() else b.zext(x, ll_type(dst))
     return x
 # --8<-- [end:cast]
 
@@ -292,10 +291,11 @@ def _bitcast(lw: Lowering, op, dtype, x):
 
 
 def _addptr(lw: Lowering, op, dtype, pointer, offset):
-    """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits)."""
+    """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits by its
+    signedness: a boolean offset moves by 0 or 1, as Triton zero-extends an unsigned one)."""
     pointee = i8 if dtype.pointee.is_bool() else ll_type(dtype.pointee)
     odt = op.operands[1].dtype
-    wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.kind == "int" else lw.b.zext(offset, i64))
+    wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.is_int_signed() else lw.b.zext(offset, i64))
     return lw.b.gep(pointer, [wide], source_etype=pointee)
 
 
