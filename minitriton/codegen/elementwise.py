@@ -291,8 +291,7 @@ def _bitcast(lw: Lowering, op, dtype, x):
 
 
 def _addptr(lw: Lowering, op, dtype, pointer, offset):
-    """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits by its
-    signedness: a boolean offset moves by 0 or 1, as Triton zero-extends an unsigned one)."""
+    """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits)."""
     pointee = i8 if dtype.pointee.is_bool() else ll_type(dtype.pointee)
     odt = op.operands[1].dtype
     wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.is_int_signed() else lw.b.zext(offset, i64))
