@@ -9,9 +9,12 @@ Chapter: 03-tile-ir.
 The semantics, which are Triton's:
 
 - Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
-  dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter (codegen guards the
-  divisor, since LLVM and PTX leave that case undefined); `rem` on floats is `fmod`. `shr` is
-  arithmetic for signed and logical for unsigned integers. `umulhi` is the high half of the
+  dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter, and INT_MIN // -1
+  wraps to INT_MIN with a remainder of 0 (codegen guards the divisor, since LLVM and PTX leave
+  those cases undefined); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical
+  for unsigned integers; a shift by an amount outside [0, width) leaves 0, or copies of the sign
+  bit for an arithmetic `shr` (numpy's rule, so Triton's interpreter's; LLVM makes it poison, so
+  codegen guards the amount). `umulhi` is the high half of the
   double-width product of the operands read as unsigned, for signed types too (what Triton's GPU
   code computes; Triton's interpreter differs for negative int32s).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,

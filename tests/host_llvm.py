@@ -10,6 +10,7 @@ a wrong value before any GPU runs the kernel. Used by tests/test_agreement.py.
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 from typing import Callable
 
 import llvmlite.binding as llvm
@@ -39,8 +40,25 @@ def _memory_type(dtype: ir.DType) -> ll.Type:
 def run_rule(build: Callable, inputs: list[ir.DType], outputs: list[ir.DType], *columns) -> list[np.ndarray]:
     """`build(lowering, *registers)` gives one element's output registers from its input
     registers; `columns` holds one array per input. Returns one array per output, computed by the
-    JIT-compiled rule element by element."""
+    JIT-compiled rule element by element, in a child process: a rule that lets an undefined
+    instruction through (x86 traps on INT_MIN / -1) fails the test instead of ending the run."""
     assert len(columns) == len(inputs), "one column per input"
+    columns = [np.ascontiguousarray(c, dtype.np) for c, dtype in zip(columns, inputs)]
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=lambda: sender.send(_compute(build, inputs, outputs, columns)))
+    child.start()
+    sender.close()  # the child's end: the pipe ends with the child
+    try:
+        answers = receiver.recv()
+    except EOFError:
+        answers = None
+    child.join()
+    assert child.exitcode == 0 and answers is not None, f"the rule's code ended its process (exit code {child.exitcode})"
+    return answers
+
+
+def _compute(build: Callable, inputs: list[ir.DType], outputs: list[ir.DType], columns: list[np.ndarray]):
     module = ll.Module(name="host_rule")
     ptr = ll.PointerType()
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ptr] * (len(outputs) + len(inputs))), "element")
@@ -59,7 +77,6 @@ def run_rule(build: Callable, inputs: list[ir.DType], outputs: list[ir.DType], *
     engine = llvm.create_mcjit_compiler(compiled, llvm.Target.from_default_triple().create_target_machine())
     engine.finalize_object()
     element = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * len(fn.args))(engine.get_function_address("element"))
-    columns = [np.ascontiguousarray(c, dtype.np) for c, dtype in zip(columns, inputs)]
     answers = [np.zeros(len(columns[0]), dtype.np) for dtype in outputs]
     for k in range(len(columns[0])):
         element(*[a.ctypes.data + k * a.itemsize for a in answers + columns])

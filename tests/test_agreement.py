@@ -255,3 +255,93 @@ def test_float_remainder_by_an_infinity_is_the_dividend(dtype, device):
     remainder_kernel[(2,)](device.array(x), device.array(y), out, len(x), BLOCK=128)
     with np.errstate(invalid="ignore"):
         np.testing.assert_array_equal(device.numpy(out), np.fmod(x, y))
+
+
+# ------------------------------------------------------------- shifts past the width, INT_MIN // -1
+# Triton 3.6 leaves these to LLVM, which makes a shift by the width or more poison and INT_MIN // -1
+# undefined. minitriton's rule is its interpreter's, which is numpy's and so Triton's interpreter's
+# (PTX's shifts clamp the same way): a shift by an amount outside [0, width) leaves 0, or copies of
+# the sign bit for an arithmetic `>>`; INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0 (as x //
+# 0 and x % 0 are 0: tests/test_kernel_errors.py). Codegen guards the amounts and divisors it does
+# not know to be safe.
+
+def _wrap(value: int, dtype: ir.DType) -> int:
+    value %= 1 << dtype.bits
+    return value - (1 << dtype.bits) if dtype.is_int_signed() and value >> (dtype.bits - 1) else value
+
+
+def _shift_reference(x: int, amount: int, dtype: ir.DType, left: bool) -> int:
+    if 0 <= amount < dtype.bits:
+        return _wrap(x << amount, dtype) if left else x >> amount  # Python's >> of a negative is arithmetic
+    return 0 if left or x >= 0 else -1
+
+
+def _division_reference(x: int, y: int, dtype: ir.DType, remainder: bool) -> int:
+    if y == 0:
+        return 0
+    quotient = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # toward zero, as C
+    return _wrap(x - quotient * y if remainder else quotient, dtype)
+
+
+def _amounts(dtype: ir.DType) -> np.ndarray:
+    bits, info = dtype.bits, np.iinfo(dtype.np)
+    amounts = {0, 1, bits - 1, bits, bits + 1, 2 * bits, info.max} | ({-1, info.min} if dtype.is_int_signed() else set())
+    amounts |= {1 << 32, (1 << 32) + 1} if bits == 64 else set()  # out of range, but not their low 32 bits
+    return np.array(sorted(a for a in amounts if info.min <= a <= info.max), dtype.np)
+
+
+@pytest.mark.parametrize("name", ["shl", "shr"])
+@pytest.mark.parametrize("dtype", SIGNED_INTS + UNSIGNED_INTS, ids=str)
+def test_the_shift_rules_are_defined_for_every_amount(name, dtype):
+    x, amount = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), _amounts(dtype)))
+    got = run_rule(lambda lw, a, s: [apply(lw, name, None, dtype, a, s)], [dtype] * 2, [dtype], x, amount)[0]
+    want = [_shift_reference(int(a), int(s), dtype, name == "shl") for a, s in zip(x, amount)]
+    np.testing.assert_array_equal(got, np.array(want, dtype.np))
+
+
+@pytest.mark.parametrize("name", ["div", "rem"])
+@pytest.mark.parametrize("dtype", SIGNED_INTS + UNSIGNED_INTS, ids=str)
+def test_the_division_rules_are_defined_for_every_divisor(name, dtype):
+    """Every pair of corner values: x // 0 and x % 0 are 0, INT_MIN // -1 is INT_MIN, INT_MIN % -1
+    is 0. (On x86, an unguarded INT_MIN / -1 traps: the rule runs in a child process.)"""
+    x, y = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), corner_values(dtype)))
+    got = run_rule(lambda lw, a, b: [apply(lw, name, None, dtype, a, b)], [dtype] * 2, [dtype], x, y)[0]
+    want = [_division_reference(int(a), int(b), dtype, name == "rem") for a, b in zip(x, y)]
+    np.testing.assert_array_equal(got, np.array(want, dtype.np))
+
+
+@triton.jit
+def integer_edges_kernel(x_ptr, s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x, s = tl.load(x_ptr + offs, mask=mask), tl.load(s_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x << s, mask=mask)
+    tl.store(out_ptr + n + offs, x >> s, mask=mask)
+    tl.store(out_ptr + 2 * n + offs, x // s, mask=mask)
+    tl.store(out_ptr + 3 * n + offs, x % s, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [ir.int8, ir.int32, ir.uint32, ir.int64, ir.uint16], ids=str)
+def test_shifts_and_divisions_at_their_edges(dtype, device):
+    amounts = np.concatenate([_amounts(dtype), corner_values(dtype)])
+    x, s = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), amounts))
+    n = len(x)
+    out = device.array(np.full(4 * n, 3, dtype.np))
+    integer_edges_kernel[(triton.cdiv(n, 64),)](device.array(x), device.array(s), out, n, BLOCK=64)
+    got = device.numpy(out).reshape(4, n)
+    pairs = list(zip(x.tolist(), s.tolist()))
+    for k, want in enumerate([[_shift_reference(a, b, dtype, True) for a, b in pairs],
+                              [_shift_reference(a, b, dtype, False) for a, b in pairs],
+                              [_division_reference(a, b, dtype, False) for a, b in pairs],
+                              [_division_reference(a, b, dtype, True) for a, b in pairs]]):
+        np.testing.assert_array_equal(got[k], np.array(want, dtype.np), err_msg=["<<", ">>", "//", "%"][k])
+
+
+def test_a_64_bit_shift_checks_every_bit_of_its_amount():
+    """LLVM's NVPTX backend folds `select(amount < 64, x << amount, 0)` into one `shl.b64`, whose
+    amount PTX reads as 32 bits (2**32 + 1 would shift by 1): with the amount masked into range,
+    the check of all 64 bits and the select stay in the PTX."""
+    x = np.zeros(8, np.int64)
+    ptx = integer_edges_kernel.warmup(x, x, np.zeros(32, np.int64), 8, BLOCK=8, grid=(1,), target="sm_90a").asm["ptx"]
+    in_range = re.search(r"setp\.lt\.u64\s+(%p\d+), %rd\d+, 64;", ptx)
+    assert in_range and re.search(rf"selp\.b64\s+%rd\d+, %rd\d+, 0, {in_range.group(1)};", ptx), ptx
