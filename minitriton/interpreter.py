@@ -14,9 +14,9 @@ The semantics, which are Triton's:
   those cases undefined); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical
   for unsigned integers; a shift by an amount outside [0, width) leaves 0, or copies of the sign
   bit for an arithmetic `shr` (numpy's rule, so Triton's interpreter's; LLVM makes it poison, so
-  codegen guards the amount). `umulhi` is the high half of the
-  double-width product of the operands read as unsigned, for signed types too (what Triton's GPU
-  code computes; Triton's interpreter differs for negative int32s).
+  codegen guards the amount). `umulhi` is the high half of the double-width product of the
+  operands read as unsigned, for signed types too (what Triton's GPU code computes; Triton's
+  interpreter differs for negative int32s).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
   bf16 are computed in float32 and rounded back. `minimum`/`maximum` are IEEE's minNum/maxNum (a NaN

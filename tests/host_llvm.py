@@ -54,7 +54,8 @@ def run_rule(build: Callable, inputs: list[ir.DType], outputs: list[ir.DType], *
     except EOFError:
         answers = None
     child.join()
-    assert child.exitcode == 0 and answers is not None, f"the rule's code ended its process (exit code {child.exitcode})"
+    assert child.exitcode == 0 and answers is not None, \
+        f"the rule's code ended its process (exit code {child.exitcode})"
     return answers
 
 

@@ -285,7 +285,8 @@ def _division_reference(x: int, y: int, dtype: ir.DType, remainder: bool) -> int
 
 def _amounts(dtype: ir.DType) -> np.ndarray:
     bits, info = dtype.bits, np.iinfo(dtype.np)
-    amounts = {0, 1, bits - 1, bits, bits + 1, 2 * bits, info.max} | ({-1, info.min} if dtype.is_int_signed() else set())
+    amounts = {0, 1, bits - 1, bits, bits + 1, 2 * bits, info.max}
+    amounts |= {-1, info.min} if dtype.is_int_signed() else set()
     amounts |= {1 << 32, (1 << 32) + 1} if bits == 64 else set()  # out of range, but not their low 32 bits
     return np.array(sorted(a for a in amounts if info.min <= a <= info.max), dtype.np)
 

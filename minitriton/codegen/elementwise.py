@@ -101,7 +101,7 @@ def _div(lw: Lowering, op, dtype, x, y):
 
 
 def _rem(lw: Lowering, op, dtype, x, y):
-    """`%`: C's remainder for integers (0 for a divisor of 0 or -1); for floats fmod, computed in f64 so
+    """`%`: C's remainder for integers (`_guarded_division`); for floats fmod, computed in f64 so
     that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for).
     Where the truncated quotient is 0 (|x| < |y|, an infinite y among them) the remainder is x
     itself: x - 0 * y would be NaN for an infinite y, and would lose the sign of a -0.0."""
