@@ -14,6 +14,8 @@ where one fact of the generated code shows the fix, the CPU suite asserts it.
   values (seeds 80, 155, 170, 230, 270).
 - Float `%` is C's fmod, and fmod(x, ±inf) is x for a finite x: the GPU's x - trunc(x / y) * y
   made it 0 * inf, NaN (seed 269).
+- Shifts by an amount outside [0, width) and INT_MIN // -1, which LLVM leaves poison or undefined
+  (the fuzzer keeps them out of its programs): both backends follow the interpreter's rule.
 """
 from __future__ import annotations
 
