@@ -25,7 +25,7 @@ class DType:
     """An element type. `name` is Triton's (`fp32`, `int32`, ...); `short` is what the IR prints."""
 
     name: str
-    kind: str = ""  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
+    kind: str = ""  # "int" (int1, the boolean, among them), "uint", "float" or "ptr"
     bits: int = 0
     short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
@@ -48,8 +48,10 @@ class DType:
     # The predicates Triton's dtypes answer, so kernels written for Triton run unchanged.
     def is_floating(self) -> bool: return self.kind == "float"
     def is_int(self) -> bool: return self.kind in ("int", "uint")
-    def is_int_signed(self) -> bool: return self.kind == "int"
-    def is_int_unsigned(self) -> bool: return self.kind == "uint"
+    # int1 is unsigned, as Triton has it: True is 1, above False, wherever a boolean is compared,
+    # divided, shifted or widened. Every choice between a signed and an unsigned instruction asks these.
+    def is_int_signed(self) -> bool: return self.kind == "int" and self.bits > 1
+    def is_int_unsigned(self) -> bool: return self.kind == "uint" or self.is_bool()
     def is_bool(self) -> bool: return self.kind == "int" and self.bits == 1
     def is_ptr(self) -> bool: return self.kind == "ptr"
     def is_fp16(self) -> bool: return self.name == "fp16"
@@ -242,8 +244,8 @@ POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr
 FACTS = {row.dtype.name: row for row in TABLE}  # by Triton's dtype name
 SCALAR_DTYPES = {row.dtype.name: row.dtype for row in TABLE}
 # Triton's lists of the names of each kind (the boolean counts as unsigned, as Triton has it)
-DType.SINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "int" and d.bits > 1]
-DType.UINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "uint" or d.bits == 1]
+DType.SINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_int_signed()]
+DType.UINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_int_unsigned()]
 DType.FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "float"]
 DType.STANDARD_FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_standard_floating()]
 _BY_SIGNATURE = {row.signature: row.dtype for row in TABLE}
