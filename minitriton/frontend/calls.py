@@ -52,6 +52,7 @@ class Calls:
 
     # -- calls ----------------------------------------------------------------------------------------
     # --8<-- [start:call]
+    # --8<-- [start:rebind]
     def rebind(self, old: tl.tensor, new: tl.tensor) -> None:
         """Every variable that holds `old` holds `new` from here on. A hint (`tl.multiple_of(x,
         16)`) is a fact about `x` itself in Triton, even as a statement whose result nobody keeps
@@ -61,6 +62,7 @@ class Calls:
         for name, value in list(self.scope.items()):
             if isinstance(value, tl.tensor) and value.handle is old.handle:
                 self.scope[name] = new
+    # --8<-- [end:rebind]
 
     def visit_Call(self, node: ast.Call):
         fn = self.visit(node.func)
