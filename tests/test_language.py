@@ -443,7 +443,11 @@ def reduce_rows_kernel(x_ptr, sum_ptr, max_ptr, min_ptr, argmax_ptr, argmin_ptr,
     tl.store(argmin_ptr + rows, tl.argmin(x, axis=1))
 
 
-@pytest.mark.parametrize("dtype", ALL)
+# The GPU sums an fp16 row in its layout's order (each thread's run, then shuffles across lanes),
+# the interpreter pairwise; both round to fp16 at every step, so their sums may differ by a few of
+# those roundings (|error| <= log2(N) roundings of the row's magnitude, the bound checked below).
+@pytest.mark.parametrize("dtype", [pytest.param(d, marks=pytest.mark.gpu_tolerance(2e-3, 0.5))
+                                   if d == np.float16 else d for d in ALL])
 def test_reduce_dtypes(dtype):
     M, N = 2, 16
     x = random_array(np.random.default_rng(7), dtype, M * N, -20, 20).reshape(M, N)
