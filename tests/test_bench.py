@@ -438,10 +438,10 @@ def test_compile_child_environment(monkeypatch, tmp_path):
              "'on': float(e['MINITRITON_CACHE'] == '1' and 'MINITRITON_INTERPRET' not in e), "
              "'bytecode': float(not sys.dont_write_bytecode and sys.pycache_prefix.startswith(sys.argv[2])), "
              "'arguments': float(len(sys.argv))}))")
-    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", child)
+    monkeypatch.setattr(bench.host, "CHILD_COMMAND", child)
     assert bench.run_child("minitriton", str(tmp_path), [str(tmp_path)]) == \
         {"cache": 1.0, "on": 1.0, "bytecode": 1.0, "arguments": 3.0}
-    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
+    monkeypatch.setattr(bench.host, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
     with pytest.raises(RuntimeError, match="exit 1.*no GPU in the child"):
         bench.run_child("triton", str(tmp_path), ["matmul"])
 

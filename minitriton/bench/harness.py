@@ -17,16 +17,23 @@ from typing import Any, Callable
 
 from ..testing import Line, do_bench_interleaved, plot_bars, plot_lines, relative_error, write_csv
 
-from .kernels import SOFTMAX_ROWS, minitriton_kernels, triton_kernels
+from .kernels import NORM_ROWS, SOFTMAX_ROWS, minitriton_kernels, triton_kernels
 
 MINITRITON, TRITON, TORCH = "minitriton", "triton", "torch"
-CUBLAS = "cuBLAS"  # through torch.matmul
+CUBLAS = "cuBLAS"  # through torch: torch.matmul, and torch._scaled_mm for fp8
 COPY = "copy"  # torch's device-to-device copy_: the bandwidth ceiling
-IMPLEMENTATIONS = (MINITRITON, TRITON, TORCH, CUBLAS, COPY)  # the order of a table's columns
+SDPA = ("sdpa flash", "sdpa cudnn", "sdpa efficient")  # torch's scaled_dot_product_attention, by backend
+IMPLEMENTATIONS = (MINITRITON, TRITON, TORCH, CUBLAS, *SDPA, COPY)  # the order of a table's columns
+BEST_OF = {"best sdpa": SDPA}  # a ratio column against the fastest of a family, where it ran
 
-# Largest ||out - ref|| / ||ref|| that passes, by the dtype the result is stored in. fp32 is tight
-# enough that a matmul quietly rounding its inputs to tf32 (about 3e-4) fails.
-TOLERANCE = {"fp32": 1e-5, "fp16": 5e-3, "bf16": 2e-2}
+# Largest ||out - ref|| / ||ref|| that passes, by the dtype the result is stored in, or for tf32 and
+# fp8 by what the inputs are rounded to. fp32 is tight enough that a matmul quietly rounding its
+# inputs to tf32 (about 3e-4) fails. tf32 keeps 10 bits of each input's mantissa (a product is off
+# by up to 2^-10 when the hardware truncates), so a matmul rounding to bf16 (8 bits) fails it. fp8
+# inputs are exact, and the error is the fp16 output's rounding plus Hopper's fp8 accumulation
+# in the tensor cores (narrower than fp32, in Triton and in cuBLAS's fast accumulation alike);
+# anything rounded to fp8 on the way (2^-4) fails.
+TOLERANCE = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 5e-3, "bf16": 2e-2, "fp8": 1e-2}
 UNIT_SCALE = {"GB/s": 1e9, "TFLOP/s": 1e12}
 LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 
@@ -56,7 +63,8 @@ CSV_HEADER = ["gpu", *(f.name for f in fields(Measurement))]
 @dataclass(frozen=True)
 class Candidate:
     """One implementation to check and time at a point: `run(*inputs)` returns its result,
-    `reference(*inputs)` the float64 truth, and one run moves or computes `amount` bytes or flops."""
+    `reference(*inputs)` the float64 truth (a tuple of results for a tuple of truths: dx, dw and
+    db of a backward pass), and one run moves or computes `amount` bytes or flops."""
 
     implementation: str
     run: Callable
@@ -78,15 +86,19 @@ class Point:
 
 
 def format_x(bench: str, x) -> str:
-    """A size as a reader says it: 2^24 elements, 4096x1024 for softmax, 4096 for a square matmul."""
+    """A size as a reader says it: 2^24 elements, 4096x1024 for softmax and the norms, 4096 for a
+    square matmul, 8192x8192x512 for another."""
     if bench == "vector_add" and isinstance(x, int) and x > 0 and x & (x - 1) == 0:
         return f"2^{x.bit_length() - 1}"
-    if bench == "softmax":
-        return f"{SOFTMAX_ROWS}x{x}"
+    if bench in ROWS:
+        return f"{ROWS[bench]}x{x}"
     return str(x)
 
 
-X_NAMES = {"vector_add": "n", "softmax": "rows x cols", "matmul": "M=N=K"}
+ROWS = {"softmax": SOFTMAX_ROWS, "layernorm": NORM_ROWS}  # the fixed number of rows of a row sweep
+X_NAMES = {"vector_add": "n", "softmax": "rows x cols", "layernorm": "rows x cols",
+           "matmul": "M=N=K, or MxNxK", "grouped_gemm": "N (each product N x N x N)",
+           "attention": "sequence length N"}
 
 
 class ContextLost(RuntimeError):
@@ -123,7 +135,7 @@ class Session:
         for c in candidates:
             try:
                 args = fresh()
-                error = relative_error(c.run(*args), c.reference(*args))
+                error = result_error(c.run(*args), c.reference(*args))
                 del args
             except Exception as e:
                 self.failed(point, c.implementation, c.note, e, where(point, c))
@@ -158,6 +170,15 @@ class Session:
             raise ContextLost(f"{where}: {reason}") from error
 
 
+def result_error(result, reference) -> float:
+    """The relative error of a result, or the largest of the relative errors of a tuple of results
+    against a tuple of references (each part has its own scale: dx and a sum over rows of dw)."""
+    if isinstance(reference, tuple):
+        assert isinstance(result, tuple) and len(result) == len(reference), "one result per reference"
+        return max(relative_error(r, e) for r, e in zip(result, reference))
+    return relative_error(result, reference)
+
+
 def where(point: Point, c: Candidate) -> str:
     """What a progress line is about: `softmax fp32 4096x1024: triton`, and the config if any."""
     return (f"{point.bench} {point.case} {format_x(point.bench, point.x)}: {c.implementation}"
@@ -187,6 +208,12 @@ def better(a: Measurement, b: Measurement) -> bool:
     return a.value < b.value if a.unit in LOWER_IS_BETTER else a.value > b.value
 
 
+def fastest_of(measurements: list[Measurement | None]) -> Measurement | None:
+    """The best of the measurements that succeeded (the fastest SDPA backend at a point), or None."""
+    ok = [m for m in measurements if m is not None and m.status == "ok"]
+    return functools.reduce(lambda a, b: b if better(b, a) else a, ok) if ok else None
+
+
 def speed_ratio(mine: Measurement, other: Measurement) -> str:
     """minitriton's speed as a percentage of another's (over 100%: minitriton is faster)."""
     if mine.status != "ok" or other.status != "ok" or not other.value or not mine.value:
@@ -210,20 +237,25 @@ def tables(bench: str, measurements: list[Measurement], gpu: str) -> list[tuple[
         return []
     implementations = [i for i in IMPLEMENTATIONS if any(k[2] == i for k in chosen)]
     others = [i for i in implementations if i != MINITRITON]
+    families = {name: [i for i in members if i in implementations] for name, members in BEST_OF.items()}
+    families = {name: members for name, members in families.items() if len(members) > 1}
     cases = list(dict.fromkeys(k[0] for k in chosen))
     unit = next(iter(chosen.values())).unit
     sense = "lower" if unit in LOWER_IS_BETTER else "higher"
-    ratio_header = [f"vs {i}" for i in others] if MINITRITON in implementations else []
+    ratio_header = [f"vs {i}" for i in [*others, *families]] if MINITRITON in implementations else []
+    configured = any(m.note for m in chosen.values() if m.implementation == MINITRITON and m.status == "ok")
 
     def row(first, case, x):
         found = {i: chosen.get((case, x, i)) for i in implementations}
-        ratios = [speed_ratio(found[MINITRITON], found[i]) if found[MINITRITON] and found[i] else "-"
-                  for i in others] if MINITRITON in implementations else []
+        fastest = {name: fastest_of([found[i] for i in members]) for name, members in families.items()}
+        ratios = [speed_ratio(found[MINITRITON], other) if found[MINITRITON] and other else "-"
+                  for other in [*(found[i] for i in others), *fastest.values()]] \
+            if MINITRITON in implementations else []
         config = [found[MINITRITON].note if found[MINITRITON] and found[MINITRITON].status == "ok"
-                  else "-"] if bench == "matmul" else []
+                  else "-"] if configured else []
         return [first, *(cell(found[i]) for i in implementations), *ratios, *config]
 
-    config_header = ["minitriton's best config"] if bench == "matmul" else []
+    config_header = ["minitriton's best config"] if configured else []
     if bench in X_NAMES:
         result = []
         for case in cases:
