@@ -15,8 +15,9 @@ from typing import Callable
 
 from .. import cdiv
 
-from .harness import SDPA, Candidate, Point, Session, progress
-from .kernels import ATTENTION_CONFIGS, ATTENTION_TOKENS, ATTENTION_WIDTH, attention_lengths, config_label, launch_options
+from .harness import SDPA, Candidate, Point, Session, element_strides, progress
+from .kernels import (ATTENTION_CONFIGS, ATTENTION_TOKENS, ATTENTION_WIDTH, attention_lengths, config_label,
+                      launch_options)
 
 SDPA_BACKENDS = dict(zip(SDPA, ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION")))
 TRUTH_SCORES = 1 << 25  # float64 scores the reference holds at once (256 MB)
@@ -52,7 +53,7 @@ def attention_launch(torch, kernel, config: dict, causal: bool) -> Callable:
     def run(q, k, v, o):
         batch, heads, n, head_dim = q.shape
         lse = torch.empty((batch, heads, n), device="cuda", dtype=torch.float32)
-        kernel[(cdiv(n, meta["BLOCK_M"]), batch * heads)](q, k, v, o, lse, 1 / math.sqrt(head_dim), *q.stride(),
+        kernel[(cdiv(n, meta["BLOCK_M"]), batch * heads)](q, k, v, o, lse, 1 / math.sqrt(head_dim), *element_strides(q),
                                                           heads, n, HEAD_DIM=head_dim, CAUSAL=causal, **options,
                                                           **meta)
         return o

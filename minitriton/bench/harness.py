@@ -179,6 +179,11 @@ def result_error(result, reference) -> float:
     return relative_error(result, reference)
 
 
+def element_strides(x) -> tuple[int, ...]:
+    """Strides in elements, of a torch tensor or a numpy array (whose strides are in bytes)."""
+    return tuple(x.stride()) if callable(getattr(x, "stride", None)) else tuple(s // x.itemsize for s in x.strides)
+
+
 def where(point: Point, c: Candidate) -> str:
     """What a progress line is about: `softmax fp32 4096x1024: triton`, and the config if any."""
     return (f"{point.bench} {point.case} {format_x(point.bench, point.x)}: {c.implementation}"

@@ -12,7 +12,7 @@ from typing import Callable
 
 from .. import cdiv
 
-from .harness import CUBLAS, TORCH, Candidate, Point, Session
+from .harness import CUBLAS, TORCH, Candidate, Point, Session, element_strides
 from .kernels import (FP8_MATMUL_CONFIGS, FP32_MATMUL_SIZE, GROUPED_CONFIGS, GROUPED_PRODUCTS, TF32_MATMUL_CONFIGS,
                       config_label, fp8_sizes, grouped_sizes, launch_options, matmul_configs, matmul_shapes,
                       matmul_sizes, tf32_sizes)
@@ -29,11 +29,6 @@ def matmul_launch(kernel, config: dict, precision: str | None) -> Callable:
                      INPUT_PRECISION=precision, **options, **meta)
         return c
     return run
-
-
-def element_strides(x) -> tuple[int, ...]:
-    """Strides in elements, of a torch tensor or a numpy array (whose strides are in bytes)."""
-    return tuple(x.stride()) if callable(getattr(x, "stride", None)) else tuple(s // x.itemsize for s in x.strides)
 
 
 @dataclass(frozen=True)
@@ -77,7 +72,8 @@ def run_matmul(s: Session) -> None:
             def fresh():
                 a = torch.randn(M, K, device="cuda").to(dtype)
                 # fp8: B column-major (K fastest), as cuBLAS's fp8 GEMM needs and Triton's tutorial makes it
-                b = torch.randn(N, K, device="cuda").to(dtype).t() if fp8 else torch.randn(K, N, device="cuda").to(dtype)
+                b = (torch.randn(N, K, device="cuda").to(dtype).t() if fp8 else
+                     torch.randn(K, N, device="cuda").to(dtype))
                 c = torch.full((M, N), math.nan, device="cuda", dtype=torch.float16 if fp8 else dtype)
                 return a, b, c
 
@@ -145,23 +141,27 @@ def run_grouped_gemm(s: Session) -> None:
         def reference(a, b, c, *tables):
             return tuple(x.double() @ y.double() for x, y in zip(a, b))
 
-        def grouped(kernel, config):
-            meta, options = launch_options(config)
-
-            def run(a, b, c, a_table, b_table, c_table, sizes, leading):
-                kernel[(sms,)](a_table, b_table, c_table, sizes, leading, len(a), NUM_PROGRAMS=sms, **options, **meta)
-                return tuple(c)
-            return run
-
         def one_by_one(a, b, c, *tables):
             return tuple(torch.matmul(x, y, out=z) for x, y, z in zip(a, b, c))
 
         flops = 2 * GROUPED_PRODUCTS * n**3
-        s.measure(point, [*(Candidate(name, grouped(kernels["grouped_matmul"], config), reference, flops,
+        s.measure(point, [*(Candidate(name, grouped_launch(kernels["grouped_matmul"], config, sms), reference, flops,
                                       note=config_label(config))
                             for name, kernels in s.kernels().items() for config in GROUPED_CONFIGS),
                           Candidate(TORCH, one_by_one, reference, flops)],
                   fresh)
+
+
+def grouped_launch(kernel, config: dict, programs: int) -> Callable:
+    """`run(a, b, c, *tables)` for one compiler and one block configuration, on `programs`
+    programs; returns the Cs."""
+    meta, options = launch_options(config)
+
+    def run(a, b, c, a_table, b_table, c_table, sizes, leading):
+        kernel[(programs,)](a_table, b_table, c_table, sizes, leading, len(a), NUM_PROGRAMS=programs, **options,
+                            **meta)
+        return tuple(c)
+    return run
 
 
 def pointer_tables(torch, a: list, b: list, c: list) -> tuple:

@@ -9,7 +9,7 @@ import math
 
 from .. import cdiv, next_power_of_2
 
-from .harness import COPY, TORCH, Candidate, Point, Session
+from .harness import COPY, TORCH, Candidate, Point, Session, element_strides
 from .kernels import (ADD_BLOCK, NORM_ROWS, SOFTMAX_ROWS, norm_columns, norm_groups, row_warps, softmax_columns,
                       vector_add_sizes)
 
@@ -105,7 +105,8 @@ def run_layernorm(s: Session) -> None:
             moved = norm_bytes(case, NORM_ROWS, cols)
             block = next_power_of_2(cols)
             warps = row_warps(block * 2)
-            options = {"BLOCK": block, "warps": warps, "groups": norm_groups(cols), "programs": sms * max(1, 16 // warps)}
+            options = {"BLOCK": block, "warps": warps, "groups": norm_groups(cols),
+                       "programs": sms * max(1, 16 // warps)}
             launch = NORM_LAUNCHES[case]
             s.measure(point, [*(Candidate(name, launch(torch, kernels, options), lambda *a: truth, moved)
                                 for name, kernels in s.kernels().items()),
@@ -153,7 +154,7 @@ def poisoned_outputs(torch, case: str, rows: int, cols: int) -> tuple:
 def layer_norm_fwd(torch, kernels, o):
     def run(x, w, b, dy, mean, rstd, rms_rstd, y):
         kernels["layer_norm_fwd"][(x.shape[0],)](x, y, w, b, torch.empty_like(mean), torch.empty_like(rstd),
-                                                 x.stride(0), x.shape[1], NORM_EPS, BLOCK_SIZE=o["BLOCK"],
+                                                 element_strides(x)[0], x.shape[1], NORM_EPS, BLOCK_SIZE=o["BLOCK"],
                                                  num_warps=o["warps"])
         return (y,)
     return run
@@ -166,8 +167,9 @@ def layer_norm_bwd(torch, kernels, o):
         partial_w, partial_b = (torch.zeros((o["groups"], cols), device="cuda", dtype=torch.float32)
                                 for _ in range(2))
         locks = torch.zeros(o["groups"], device="cuda", dtype=torch.int32)
-        kernels["layer_norm_bwd_dx"][(rows,)](dx, dy, partial_w, partial_b, x, w, mean, rstd, locks, x.stride(0),
-                                              cols, GROUPS=o["groups"], BLOCK_N=o["BLOCK"], num_warps=o["warps"])
+        kernels["layer_norm_bwd_dx"][(rows,)](dx, dy, partial_w, partial_b, x, w, mean, rstd, locks,
+                                              element_strides(x)[0], cols, GROUPS=o["groups"], BLOCK_N=o["BLOCK"],
+                                              num_warps=o["warps"])
         kernels["layer_norm_bwd_dwdb"][(cdiv(cols, 128),)](partial_w, partial_b, dw, db, o["groups"], cols,
                                                            BLOCK_G=32, BLOCK_N=128)
         return dx, dw, db
@@ -176,7 +178,7 @@ def layer_norm_bwd(torch, kernels, o):
 
 def rms_norm_fwd(torch, kernels, o):
     def run(x, w, b, dy, mean, rstd, rms_rstd, y):
-        kernels["rms_norm_fwd"][(x.shape[0],)](x, y, w, torch.empty_like(rms_rstd), x.stride(0), x.shape[1],
+        kernels["rms_norm_fwd"][(x.shape[0],)](x, y, w, torch.empty_like(rms_rstd), element_strides(x)[0], x.shape[1],
                                                NORM_EPS, BLOCK_N=o["BLOCK"], num_warps=o["warps"])
         return (y,)
     return run
@@ -188,7 +190,7 @@ def rms_norm_bwd(torch, kernels, o):
     def run(x, w, b, dy, mean, rstd, rms_rstd, layer_graph, rms_graph, dx, dw, db):
         rows, cols = x.shape
         partial = torch.empty((o["programs"], cols), device="cuda", dtype=torch.float32)
-        kernels["rms_norm_bwd"][(o["programs"],)](dx, dy, partial, x, w, rms_rstd, x.stride(0), rows, cols,
+        kernels["rms_norm_bwd"][(o["programs"],)](dx, dy, partial, x, w, rms_rstd, element_strides(x)[0], rows, cols,
                                                   BLOCK_N=o["BLOCK"], num_warps=o["warps"])
         kernels["column_sum"][(cdiv(cols, 128),)](partial, dw, o["programs"], cols, BLOCK_R=32, BLOCK_N=128)
         return dx, dw
