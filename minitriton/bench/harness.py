@@ -34,6 +34,9 @@ BEST_OF = {"best sdpa": SDPA}  # a ratio column against the fastest of a family,
 # in the tensor cores (narrower than fp32, in Triton and in cuBLAS's fast accumulation alike);
 # anything rounded to fp8 on the way (2^-4) fails.
 TOLERANCE = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 5e-3, "bf16": 2e-2, "fp8": 1e-2}
+# A block configuration that asks for more shared memory or registers than the GPU has: dropped, as
+# an autotuner drops it, and no failure of the implementation (its other configurations ran).
+TOO_LARGE = "TOO LARGE"
 UNIT_SCALE = {"GB/s": 1e9, "TFLOP/s": 1e12}
 LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 
@@ -43,7 +46,8 @@ LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 @dataclass
 class Measurement:
     """One implementation at one point of one benchmark. `value` is in `unit` (GB/s, TFLOP/s, us,
-    ms); `status` is "ok", "WRONG" (failed the check, not timed) or "ERROR" (raised; `note` says why)."""
+    ms); `status` is "ok", "WRONG" (failed the check, not timed), "ERROR" (raised; `note` says why)
+    or TOO_LARGE (its block configuration does not fit the GPU)."""
 
     bench: str
     case: str  # "fp32", "fp16", "bf16", "fp32 ieee", or what a launch/compile row measures
@@ -162,8 +166,9 @@ class Session:
 
     def failed(self, point: Point, implementation: str, note: str, error: Exception, where: str) -> None:
         reason = f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:160]}"
-        self.record(point, implementation, status="ERROR", note=f"{note}; {reason}" if note else reason)
-        progress(f"{where}: ERROR {reason}")
+        status = TOO_LARGE if type(error).__name__ == "OutOfResources" else "ERROR"  # both compilers' name
+        self.record(point, implementation, status=status, note=f"{note}; {reason}" if note else reason)
+        progress(f"{where}: {status} {reason}")
         try:
             self.torch.cuda.synchronize()
         except Exception:
