@@ -80,9 +80,10 @@ def run_softmax(s: Session) -> None:
 
 # --8<-- [start:norm-bytes]
 def norm_bytes(case: str, rows: int, cols: int) -> int:
-    """The fewest bytes a pass of fp16 rows must move: the forward reads x and writes y (plus the
-    weights, and the fp32 statistics it saves per row); the backward reads x and dy and writes dx
-    (plus the weights, the statistics, and dw and db). Partial sums are the kernels' own business."""
+    """The fewest bytes a pass of fp16 rows must move: the forward reads x and writes y (plus
+    the weights, and the fp32 statistics it saves per row); the backward reads x and dy and
+    writes dx (plus the weights, the statistics, and dw and db). Partial sums are the kernels'
+    own business."""
     layer = case.startswith("layer")
     matrices, vectors = (2, 2 if layer else 1) if case.endswith("fwd") else (3, 3 if layer else 2)
     statistics = 2 if layer else 1  # mean and rstd, or rstd

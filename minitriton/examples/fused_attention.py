@@ -24,7 +24,8 @@ from minitriton.examples.attention import attention_reference
 # --8<-- [start:fused]
 @triton.jit
 def _attend_keys(acc, l, m, q, K, V, base, rows, lo, hi, qk_scale, stride_n, stride_d, N_CTX,
-                 HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+                 HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, MASKED: tl.constexpr,
+                 CAUSAL: tl.constexpr):
     """Keys lo .. hi (lo a multiple of BLOCK_N) folded into (acc, l, m)."""
     kt_block = tl.make_block_ptr(K + base, (HEAD_DIM, N_CTX), (stride_d, stride_n), (0, lo),
                                  (HEAD_DIM, BLOCK_N), (0, 1))  # K seen transposed: Q K^T is a dot
@@ -80,10 +81,10 @@ def fused_attention_fwd_kernel(Q, K, V, Out, M, sm_scale,
         whole, end = start_m, tl.minimum(start_m + BLOCK_M, N_CTX)
     else:  # every full block of keys, then what is left of the sequence
         whole, end = N_CTX - N_CTX % BLOCK_N, N_CTX
-    acc, l, m = _attend_keys(acc, l, m, q, K, V, base, rows, 0, whole, qk_scale, stride_n, stride_d, N_CTX,
-                             HEAD_DIM, BLOCK_N, False, CAUSAL)
-    acc, l, m = _attend_keys(acc, l, m, q, K, V, base, rows, whole, end, qk_scale, stride_n, stride_d, N_CTX,
-                             HEAD_DIM, BLOCK_N, True, CAUSAL)
+    acc, l, m = _attend_keys(acc, l, m, q, K, V, base, rows, 0, whole, qk_scale, stride_n,
+                             stride_d, N_CTX, HEAD_DIM, BLOCK_N, False, CAUSAL)
+    acc, l, m = _attend_keys(acc, l, m, q, K, V, base, rows, whole, end, qk_scale, stride_n,
+                             stride_d, N_CTX, HEAD_DIM, BLOCK_N, True, CAUSAL)
     tl.store(M + head * N_CTX + rows, m + tl.math.log2(l), mask=rows < N_CTX)
     o_block = tl.make_block_ptr(Out + base, (N_CTX, HEAD_DIM), (stride_n, stride_d), (start_m, 0),
                                 (BLOCK_M, HEAD_DIM), (1, 0))
