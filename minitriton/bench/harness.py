@@ -253,7 +253,8 @@ def tables(bench: str, measurements: list[Measurement], gpu: str) -> list[tuple[
     unit = next(iter(chosen.values())).unit
     sense = "lower" if unit in LOWER_IS_BETTER else "higher"
     ratio_header = [f"vs {i}" for i in [*others, *families]] if MINITRITON in implementations else []
-    configured = any(m.note for m in chosen.values() if m.implementation == MINITRITON and m.status == "ok")
+    configured = bench in X_NAMES and any(m.note for m in chosen.values()  # a sweep over block configs
+                                          if m.implementation == MINITRITON and m.status == "ok")
 
     def row(first, case, x):
         found = {i: chosen.get((case, x, i)) for i in implementations}

@@ -22,7 +22,7 @@ NORM_ROWS = 4096  # the rows of layer norm and RMSNorm, as in the layer norm tut
 FP32_MATMUL_SIZE = 4096
 LAUNCH_BATCH, LAUNCH_ROUNDS = 100, 200  # 20,000 launches, the GPU drained between batches
 LAUNCH_ELEMENTS = 1024  # one program of ADD_BLOCK: the launch, not the kernel, is what costs
-COMPILE_SIZE = 512  # M = N = K of the launch that compiles the matmul: divisible by 16 like every size above
+COMPILE_SIZE = 512  # M = N = K of the launch that compiles the matmul: divisible by 16, as every matmul size
 # Attention keeps the batch's tokens (batch x N) and the model's width (heads x head dim) fixed as
 # N and the head dim change, as FlashAttention's own benchmarks do: every point does the same
 # work per token, and N = 16384 is one sequence of 16 or 32 heads.
