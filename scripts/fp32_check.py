@@ -5,7 +5,7 @@ import sys
 import torch
 
 import minitriton as triton
-from minitriton.bench import matmul_kernel, triton_kernels, use_ieee_fp32_matmuls
+from minitriton.bench import matmul_kernel, set_fp32_matmul_precision, triton_kernels
 from minitriton.testing import do_bench
 
 CONFIGS = [(128, 64, 32, 4, 4), (128, 64, 32, 4, 3), (128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (64, 64, 32, 4, 3),
@@ -26,7 +26,7 @@ def bench(fn):
     return do_bench(fn, return_mode="median")
 
 
-use_ieee_fp32_matmuls(torch)
+set_fp32_matmul_precision(torch, "ieee")
 torch.manual_seed(0)
 configs = CONFIGS[:int(sys.argv[1])] if len(sys.argv) > 1 else CONFIGS
 for cfg in configs:

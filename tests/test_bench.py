@@ -302,6 +302,16 @@ def test_panels_wrap_two_to_a_row(tmp_path):
     assert (width, height) == (2 * 5.5 * 120, 2 * 4.2 * 120)
 
 
+@pytest.mark.skipif(not HAS_MATPLOTLIB, reason=NO_MATPLOTLIB)
+def test_a_panel_of_named_points_keeps_a_linear_axis(tmp_path):
+    """Matmul shapes are names ("16x8192x8192"), not numbers: no log scale for their panel."""
+    shapes = [testing.Line("a", ["8192x8192x512", "16x8192x8192"], [600.0, 90.0])]
+    sizes = [testing.Line("a", [1024, 4096], [300.0, 600.0])]
+    assert testing.plot_lines(tmp_path / "m.png", {"square": sizes, "skinny": shapes}, "size", "TFLOP/s",
+                              x_log=True, x_base=2)
+    assert (tmp_path / "m.png").read_bytes().startswith(b"\x89PNG")
+
+
 def test_without_matplotlib_only_a_note(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now fails
     assert not testing.plot_lines(tmp_path / "l.png", {"p": [testing.Line("a", [1], [1.0])]}, "n", "y")
@@ -371,7 +381,61 @@ def test_write_results(tmp_path):
 def test_format_x():
     assert bench.format_x("vector_add", 2**24) == "2^24"
     assert bench.format_x("softmax", 1024) == "4096x1024"
+    assert bench.format_x("layernorm", 1536) == "4096x1536"
     assert bench.format_x("matmul", 4096) == "4096"
+    assert bench.format_x("matmul", "16x8192x8192") == "16x8192x8192"
+    assert set(bench.X_NAMES) | {"launch", "compile"} == set(bench.BENCHMARKS), "every sweep names its x"
+
+
+def test_tables_against_the_fastest_sdpa_backend():
+    """A ratio column per backend, and one against the fastest that ran at each point; a backend
+    that failed at a point is not the fastest there."""
+    measurements = [
+        _m("attention", "fp16 D=128", 4096, bench.MINITRITON, 400.0, "TFLOP/s", note="128x64 w8 s3"),
+        _m("attention", "fp16 D=128", 4096, bench.TRITON, 500.0, "TFLOP/s"),
+        _m("attention", "fp16 D=128", 4096, "sdpa flash", 320.0, "TFLOP/s"),
+        _m("attention", "fp16 D=128", 4096, "sdpa cudnn", 640.0, "TFLOP/s"),
+        _m("attention", "fp16 D=128", 1024, bench.MINITRITON, 300.0, "TFLOP/s", note="128x64 w8 s3"),
+        _m("attention", "fp16 D=128", 1024, "sdpa flash", 200.0, "TFLOP/s"),
+        _m("attention", "fp16 D=128", 1024, "sdpa cudnn", None, "TFLOP/s", status="ERROR"),
+    ]
+    (title, header, rows), = bench.tables("attention", measurements, GPU)
+    assert header == ["sequence length N", "minitriton", "triton", "sdpa flash", "sdpa cudnn", "vs triton",
+                      "vs sdpa flash", "vs sdpa cudnn", "vs best sdpa", "minitriton's best config"]
+    assert rows[0] == ["4096", 400.0, 500.0, 320.0, 640.0, "80%", "125%", "62%", "62%", "128x64 w8 s3"]
+    assert rows[1] == ["1024", 300.0, None, 200.0, "ERROR", "-", "150%", "-", "150%", "128x64 w8 s3"]
+    (title, header, rows), = bench.tables("attention", measurements[:3], GPU)
+    assert "vs best sdpa" not in header, "one backend: its own column says it"
+
+
+def test_result_error_of_several_results():
+    """A backward pass's results are checked one by one: a small dw cannot hide in a large dx."""
+    dx, dw = np.ones(1000), np.ones(10)
+    assert bench.result_error((dx, dw), (dx, dw)) == 0
+    assert bench.result_error((dx, 1.1 * dw), (dx, dw)) == pytest.approx(0.1)
+    assert bench.result_error((dx, np.full(10, np.nan)), (dx, dw)) == math.inf
+    assert bench.result_error(dx, dx) == 0
+
+
+def test_a_config_too_large_for_the_gpu_is_no_failure(monkeypatch):
+    """Its status says so, another config's measurement is the implementation's, and the run
+    does not fail for it."""
+    monkeypatch.setenv("MINITRITON_INTERPRET", "1")
+    monkeypatch.setattr(bench.harness, "triton_kernels", lambda: None)
+    session = bench.Session(SimpleNamespace(cuda=SimpleNamespace(synchronize=lambda: None)), quick=True, gpu=GPU)
+    point = bench.Point("matmul", "fp32 ieee", 64, "fp32", "TFLOP/s")
+    OutOfResources = type("OutOfResources", (RuntimeError,), {})
+
+    def too_large(x):
+        raise OutOfResources("the shared memory of kernel matmul_kernel needs 294912 bytes")
+
+    fits = bench.Candidate(bench.MINITRITON, lambda x: x, lambda x: x, 1e6, note="64x64x32 w4 s3")
+    session.measure(point, [bench.Candidate(bench.MINITRITON, too_large, lambda x: x, 1e6, note="big"), fits],
+                    lambda: (np.ones(4),))
+    statuses = [m.status for m in session.measurements]
+    assert statuses == [bench.TOO_LARGE, "ok"]
+    (_, _, rows), = bench.tables("matmul", session.measurements, GPU)
+    assert rows[0][-1] == "64x64x32 w4 s3"
 
 
 # ----------------------------------------------------------------------------- checking before timing
@@ -438,10 +502,10 @@ def test_compile_child_environment(monkeypatch, tmp_path):
              "'on': float(e['MINITRITON_CACHE'] == '1' and 'MINITRITON_INTERPRET' not in e), "
              "'bytecode': float(not sys.dont_write_bytecode and sys.pycache_prefix.startswith(sys.argv[2])), "
              "'arguments': float(len(sys.argv))}))")
-    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", child)
+    monkeypatch.setattr(bench.host, "CHILD_COMMAND", child)
     assert bench.run_child("minitriton", str(tmp_path), [str(tmp_path)]) == \
         {"cache": 1.0, "on": 1.0, "bytecode": 1.0, "arguments": 3.0}
-    monkeypatch.setattr(bench.runs, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
+    monkeypatch.setattr(bench.host, "CHILD_COMMAND", "import sys; sys.exit('no GPU in the child')")
     with pytest.raises(RuntimeError, match="exit 1.*no GPU in the child"):
         bench.run_child("triton", str(tmp_path), ["matmul"])
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minitriton as triton
-from minitriton.examples import attention, grouped_gemm, layer_norm, tutorials
+from minitriton.examples import attention, fused_attention, grouped_gemm, layer_norm, rms_norm, tutorials
 from minitriton.examples.tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
                                            matmul_kernel, softmax_kernel)
 
@@ -212,7 +212,7 @@ def test_run_layer_norm():
     np.testing.assert_allclose(result, reference, rtol=1e-4, atol=1e-4)
 
 
-# ------------------------------------------------------------------ attention, grouped GEMM, layer norm backward
+# ------------------------------------------------------------------ attention, grouped GEMM, the norms' backward
 
 # dS is rounded to fp16 before its dot, where small differences in P (ex2.approx) can move it an ulp
 @pytest.mark.gpu_tolerance(1e-2, 2e-3)
@@ -256,3 +256,27 @@ def test_layer_norm_backward_with_locks(M, N, groups):
     results, references = layer_norm.run_layer_norm_backward(M=M, N=N, groups=groups, seed=M)
     for name, got, want in zip(("y", "dx", "dw", "db"), results, references):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+# Both walks of the fused forward: causal (the blocks before the diagonal, then the diagonal) and
+# not (the full blocks, then the sequence's partial last one, or none when N is a multiple).
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("n_ctx, head_dim, block_m, block_n", [(100, 32, 32, 16), (64, 16, 32, 32), (77, 64, 16, 16),
+                                                               (20, 32, 64, 32)])
+def test_fused_attention_forward(causal, n_ctx, head_dim, block_m, block_n):
+    (out, lse), (want_out, want_lse) = fused_attention.run_fused_attention(
+        Z=2, H=2, N_CTX=n_ctx, HEAD_DIM=head_dim, causal=causal, block_m=block_m, block_n=block_n, seed=n_ctx)
+    assert not np.isnan(out).any() and not np.isnan(lse).any(), "unwritten elements"
+    np.testing.assert_allclose(out.astype(np.float64), want_out, atol=4e-3 * np.abs(want_out).max())
+    np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("M, N, programs, dtype", [(45, 300, 7, np.float32), (10, 64, 3, np.float32),
+                                                   (33, 1000, 40, np.float16)])
+def test_rms_norm_forward_and_backward(M, N, programs, dtype):
+    """More programs than rows (40 for 33) leave some partial rows all zeros, which must not matter."""
+    results, references = rms_norm.run_rms_norm(M=M, N=N, programs=programs, dtype=dtype, seed=M)
+    for name, got, want in zip(("y", "dx", "dw"), results, references):
+        assert not np.isnan(got).any(), f"{name}: unwritten elements"
+        error = np.linalg.norm(got.astype(np.float64) - want) / np.linalg.norm(want)
+        assert error < (1e-6 if dtype == np.float32 else 2e-3), name

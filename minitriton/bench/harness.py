@@ -17,16 +17,26 @@ from typing import Any, Callable
 
 from ..testing import Line, do_bench_interleaved, plot_bars, plot_lines, relative_error, write_csv
 
-from .kernels import SOFTMAX_ROWS, minitriton_kernels, triton_kernels
+from .kernels import NORM_ROWS, SOFTMAX_ROWS, minitriton_kernels, triton_kernels
 
 MINITRITON, TRITON, TORCH = "minitriton", "triton", "torch"
-CUBLAS = "cuBLAS"  # through torch.matmul
+CUBLAS = "cuBLAS"  # through torch: torch.matmul, and torch._scaled_mm for fp8
 COPY = "copy"  # torch's device-to-device copy_: the bandwidth ceiling
-IMPLEMENTATIONS = (MINITRITON, TRITON, TORCH, CUBLAS, COPY)  # the order of a table's columns
+SDPA = ("sdpa flash", "sdpa cudnn", "sdpa efficient")  # torch's scaled_dot_product_attention, by backend
+IMPLEMENTATIONS = (MINITRITON, TRITON, TORCH, CUBLAS, *SDPA, COPY)  # the order of a table's columns
+BEST_OF = {"best sdpa": SDPA}  # a ratio column against the fastest of a family, where it ran
 
-# Largest ||out - ref|| / ||ref|| that passes, by the dtype the result is stored in. fp32 is tight
-# enough that a matmul quietly rounding its inputs to tf32 (about 3e-4) fails.
-TOLERANCE = {"fp32": 1e-5, "fp16": 5e-3, "bf16": 2e-2}
+# Largest ||out - ref|| / ||ref|| that passes, by the dtype the result is stored in, or for tf32 and
+# fp8 by what the inputs are rounded to. fp32 is tight enough that a matmul quietly rounding its
+# inputs to tf32 (about 3e-4) fails. tf32 keeps 10 bits of each input's mantissa (a product is off
+# by up to 2^-10 when the hardware truncates), so a matmul rounding to bf16 (8 bits) fails it. fp8
+# inputs are exact, and the error is the fp16 output's rounding plus Hopper's fp8 accumulation
+# in the tensor cores (narrower than fp32, in Triton and in cuBLAS's fast accumulation alike);
+# anything rounded to fp8 on the way (2^-4) fails.
+TOLERANCE = {"fp32": 1e-5, "tf32": 2e-3, "fp16": 5e-3, "bf16": 2e-2, "fp8": 1e-2}
+# A block configuration that asks for more shared memory or registers than the GPU has: dropped, as
+# an autotuner drops it, and no failure of the implementation (its other configurations ran).
+TOO_LARGE = "TOO LARGE"
 UNIT_SCALE = {"GB/s": 1e9, "TFLOP/s": 1e12}
 LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 
@@ -36,7 +46,8 @@ LOWER_IS_BETTER = {"us", "ms"}  # units of time; everything else is a rate
 @dataclass
 class Measurement:
     """One implementation at one point of one benchmark. `value` is in `unit` (GB/s, TFLOP/s, us,
-    ms); `status` is "ok", "WRONG" (failed the check, not timed) or "ERROR" (raised; `note` says why)."""
+    ms); `status` is "ok", "WRONG" (failed the check, not timed), "ERROR" (raised; `note` says why)
+    or TOO_LARGE (its block configuration does not fit the GPU)."""
 
     bench: str
     case: str  # "fp32", "fp16", "bf16", "fp32 ieee", or what a launch/compile row measures
@@ -56,7 +67,8 @@ CSV_HEADER = ["gpu", *(f.name for f in fields(Measurement))]
 @dataclass(frozen=True)
 class Candidate:
     """One implementation to check and time at a point: `run(*inputs)` returns its result,
-    `reference(*inputs)` the float64 truth, and one run moves or computes `amount` bytes or flops."""
+    `reference(*inputs)` the float64 truth (a tuple of results for a tuple of truths: dx, dw and
+    db of a backward pass), and one run moves or computes `amount` bytes or flops."""
 
     implementation: str
     run: Callable
@@ -78,15 +90,19 @@ class Point:
 
 
 def format_x(bench: str, x) -> str:
-    """A size as a reader says it: 2^24 elements, 4096x1024 for softmax, 4096 for a square matmul."""
+    """A size as a reader says it: 2^24 elements, 4096x1024 for softmax and the norms, 4096 for a
+    square matmul, 8192x8192x512 for another."""
     if bench == "vector_add" and isinstance(x, int) and x > 0 and x & (x - 1) == 0:
         return f"2^{x.bit_length() - 1}"
-    if bench == "softmax":
-        return f"{SOFTMAX_ROWS}x{x}"
+    if bench in ROWS:
+        return f"{ROWS[bench]}x{x}"
     return str(x)
 
 
-X_NAMES = {"vector_add": "n", "softmax": "rows x cols", "matmul": "M=N=K"}
+ROWS = {"softmax": SOFTMAX_ROWS, "layernorm": NORM_ROWS}  # the fixed number of rows of a row sweep
+X_NAMES = {"vector_add": "n", "softmax": "rows x cols", "layernorm": "rows x cols",
+           "matmul": "M=N=K, or MxNxK", "grouped_gemm": "N (each product N x N x N)",
+           "attention": "sequence length N"}
 
 
 class ContextLost(RuntimeError):
@@ -123,7 +139,7 @@ class Session:
         for c in candidates:
             try:
                 args = fresh()
-                error = relative_error(c.run(*args), c.reference(*args))
+                error = result_error(c.run(*args), c.reference(*args))
                 del args
             except Exception as e:
                 self.failed(point, c.implementation, c.note, e, where(point, c))
@@ -150,12 +166,27 @@ class Session:
 
     def failed(self, point: Point, implementation: str, note: str, error: Exception, where: str) -> None:
         reason = f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:160]}"
-        self.record(point, implementation, status="ERROR", note=f"{note}; {reason}" if note else reason)
-        progress(f"{where}: ERROR {reason}")
+        status = TOO_LARGE if type(error).__name__ == "OutOfResources" else "ERROR"  # both compilers' name
+        self.record(point, implementation, status=status, note=f"{note}; {reason}" if note else reason)
+        progress(f"{where}: {status} {reason}")
         try:
             self.torch.cuda.synchronize()
         except Exception:
             raise ContextLost(f"{where}: {reason}") from error
+
+
+def result_error(result, reference) -> float:
+    """The relative error of a result, or the largest of the relative errors of a tuple of results
+    against a tuple of references (each part has its own scale: dx and a sum over rows of dw)."""
+    if isinstance(reference, tuple):
+        assert isinstance(result, tuple) and len(result) == len(reference), "one result per reference"
+        return max(relative_error(r, e) for r, e in zip(result, reference))
+    return relative_error(result, reference)
+
+
+def element_strides(x) -> tuple[int, ...]:
+    """Strides in elements, of a torch tensor or a numpy array (whose strides are in bytes)."""
+    return tuple(x.stride()) if callable(getattr(x, "stride", None)) else tuple(s // x.itemsize for s in x.strides)
 
 
 def where(point: Point, c: Candidate) -> str:
@@ -187,6 +218,12 @@ def better(a: Measurement, b: Measurement) -> bool:
     return a.value < b.value if a.unit in LOWER_IS_BETTER else a.value > b.value
 
 
+def fastest_of(measurements: list[Measurement | None]) -> Measurement | None:
+    """The best of the measurements that succeeded (the fastest SDPA backend at a point), or None."""
+    ok = [m for m in measurements if m is not None and m.status == "ok"]
+    return functools.reduce(lambda a, b: b if better(b, a) else a, ok) if ok else None
+
+
 def speed_ratio(mine: Measurement, other: Measurement) -> str:
     """minitriton's speed as a percentage of another's (over 100%: minitriton is faster)."""
     if mine.status != "ok" or other.status != "ok" or not other.value or not mine.value:
@@ -210,20 +247,26 @@ def tables(bench: str, measurements: list[Measurement], gpu: str) -> list[tuple[
         return []
     implementations = [i for i in IMPLEMENTATIONS if any(k[2] == i for k in chosen)]
     others = [i for i in implementations if i != MINITRITON]
+    families = {name: [i for i in members if i in implementations] for name, members in BEST_OF.items()}
+    families = {name: members for name, members in families.items() if len(members) > 1}
     cases = list(dict.fromkeys(k[0] for k in chosen))
     unit = next(iter(chosen.values())).unit
     sense = "lower" if unit in LOWER_IS_BETTER else "higher"
-    ratio_header = [f"vs {i}" for i in others] if MINITRITON in implementations else []
+    ratio_header = [f"vs {i}" for i in [*others, *families]] if MINITRITON in implementations else []
+    configured = bench in X_NAMES and any(m.note for m in chosen.values()  # a sweep over block configs
+                                          if m.implementation == MINITRITON and m.status == "ok")
 
     def row(first, case, x):
         found = {i: chosen.get((case, x, i)) for i in implementations}
-        ratios = [speed_ratio(found[MINITRITON], found[i]) if found[MINITRITON] and found[i] else "-"
-                  for i in others] if MINITRITON in implementations else []
+        fastest = {name: fastest_of([found[i] for i in members]) for name, members in families.items()}
+        ratios = [speed_ratio(found[MINITRITON], other) if found[MINITRITON] and other else "-"
+                  for other in [*(found[i] for i in others), *fastest.values()]] \
+            if MINITRITON in implementations else []
         config = [found[MINITRITON].note if found[MINITRITON] and found[MINITRITON].status == "ok"
-                  else "-"] if bench == "matmul" else []
+                  else "-"] if configured else []
         return [first, *(cell(found[i]) for i in implementations), *ratios, *config]
 
-    config_header = ["minitriton's best config"] if bench == "matmul" else []
+    config_header = ["minitriton's best config"] if configured else []
     if bench in X_NAMES:
         result = []
         for case in cases:

@@ -102,7 +102,8 @@ def _figure(panels: int, show: bool, width: float = 5.5):
 def plot_lines(path: Path | str | None, panels: dict[str, list[Line]], xlabel: str, ylabel: str,
                x_log: bool = False, y_log: bool = False, x_base: int = 10, show: bool = False) -> bool:
     """One axes per panel (its title the key), a line with markers per `Line`. Saves a PNG to `path`
-    (if given). False when matplotlib is missing."""
+    (if given). False when matplotlib is missing. `x_log` scales the panels whose x are numbers; a
+    panel of named points (matmul shapes such as "8192x8192x512") keeps them in their order."""
     made = _figure(len(panels), show)
     if made is None:
         return False
@@ -117,7 +118,7 @@ def plot_lines(path: Path | str | None, panels: dict[str, list[Line]], xlabel: s
             ax.plot(xs, ys, marker="o", markersize=3, label=line.name, color=line.color, ls=line.linestyle)
             if None not in lows and None not in highs:
                 ax.fill_between(xs, lows, highs, alpha=0.15, color=line.color)
-        if x_log:
+        if x_log and all(isinstance(x, (int, float)) for line in lines for x in line.x):
             ax.set_xscale("log", base=x_base)
         if y_log:
             ax.set_yscale("log")
