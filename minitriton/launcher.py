@@ -275,8 +275,8 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-        except (ImportError, OSError) as error:  # a damaged file (or a folder in its place): built again, once
-            remove(path)
+        except (ImportError, OSError) as error:  # a damaged file, or a folder in its place:
+            remove(path)  # built again, once
             why = f"the built launcher would not load: {error}"
             continue
         for hook in _LOAD_HOOKS:

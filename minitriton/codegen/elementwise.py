@@ -249,7 +249,8 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
     if dst.bits < src.bits:
         return b.trunc(x, ll_type(dst))
     if dst.bits > src.bits:
-        return b.sext(x, ll_type(dst)) if src.kind == "int" and not src.is_bool() else b.zext(x, ll_type(dst))
+        signed = src.kind == "int" and not src.is_bool()
+        return b.sext(x, ll_type(dst)) if signed else b.zext(x, ll_type(dst))
     return x
 # --8<-- [end:cast]
 

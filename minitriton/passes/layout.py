@@ -160,8 +160,8 @@ def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False) -> bool:
     m, n = acc.shape
     bits = a.dtype.bits
     k_fits = a.shape[1] % 16 == 0 if registers else WgmmaOperand.k_fits(a.shape[1] * bits // 8)
-    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % (64 if bits == 16 else 8) == 0 \
-        and k_fits
+    n_fits = n <= 256 and n % (64 if bits == 16 else 8) == 0
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n_fits and k_fits
 
 
 # --8<-- [start:rs]

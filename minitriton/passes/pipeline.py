@@ -186,7 +186,8 @@ class Pipeliner:
             stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
-            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared, run=_run(load.operands[0], shared)))
+            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared,
+                              run=_run(load.operands[0], shared)))
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
