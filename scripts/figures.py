@@ -1,6 +1,7 @@
 """Draw the book's figures and write its listings from the compiler's own objects.
 
-    python scripts/figures.py          # rewrite chapters/figures/ (needs Graphviz's `dot`)
+    python scripts/figures.py              # rewrite chapters/figures/ (needs Graphviz's `dot`)
+    python scripts/figures.py add.launcher # print listings (chapters/figures/NAME.txt), write nothing
 
 Every figure NAME becomes `NAME.gv` (its Graphviz source) and `NAME.svg` (drawn by `dot`, stamped
 with the sha256 of the source it was drawn from). Every listing becomes `NAME.txt`: text the
@@ -763,7 +764,15 @@ def render(source: str) -> str:
     return f"{declaration}\n{svg_stamp(source)}\n{rest}"
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    if names:  # print the named listings: the command a chapter gives under a listing made here
+        made = sources()
+        unknown = [name for name in names if f"{name}.txt" not in made]
+        if unknown:
+            listed = sorted(n[:-4] for n in made if n.endswith(".txt"))
+            sys.exit(f"no listing named {', '.join(unknown)}; the listings: {', '.join(listed)}")
+        print("\n".join(made[f"{name}.txt"] for name in names), end="")
+        return
     FIGURES.mkdir(parents=True, exist_ok=True)
     for name, text in sources().items():
         (FIGURES / name).write_text(text)
@@ -773,4 +782,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
