@@ -143,8 +143,8 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
 
 def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
     """The kernel's parameter buffer for `signature`, laid out as a C struct of the same fields
-    (each value at the next multiple of its own size, the whole rounded up to its largest member,
-    as `.param` space expects): its `struct` layout and the offset of each argument."""
+    (each value at the next multiple of its own size, as `.param` space expects): its `struct`
+    layout and the offset of each argument."""
     slots = tuple(_slot(kind) for kind in signature)
     layout = struct.Struct("@" + "".join(_struct_code(s) for s in slots))
     offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
