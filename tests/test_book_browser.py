@@ -112,7 +112,7 @@ def build_book(site: Path) -> list[str]:
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     pages = sorted(p.parent.relative_to(site).as_posix() for p in site.glob("*/index.html")
-                   if re.match(r"\d\d-", p.parent.name))
+                   if re.match(r"\d\d-|appendix-", p.parent.name))
     for page in pages:
         html = site / page / "index.html"
         html.write_text(html.read_text().replace("</body>", MEASURE + "</body>"))
@@ -183,7 +183,8 @@ def book(tmp_path_factory):
     server.close()
 
 
-CHAPTERS = sorted(p.stem + "" for p in (ROOT / "chapters").glob("[0-9][0-9]-*.md"))
+CHAPTERS = sorted(p.stem for pattern in ("[0-9][0-9]-*.md", "appendix-*.md")
+                  for p in (ROOT / "chapters").glob(pattern))
 
 
 @pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
