@@ -13,6 +13,7 @@ Chapter: 10-performance.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import os
 import sys
@@ -97,7 +98,20 @@ def _base_function(fn) -> JITFunction:
 
 def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
     """The launch's arguments by parameter name (defaults filled in), then its other keywords
-    (num_warps, ...). Constexprs a config or a heuristic will supply may still be missing."""
+    (num_warps, ...). Constexprs a config or a heuristic will supply may still be missing. A
+    call Python binds plainly (no name given twice, not too many positions) is bound here at
+    once, as `inspect` would bind it: every launch of an autotuned kernel does this."""
+    names = base.arg_names
+    if len(args) <= len(names) and not any(k in names[:len(args)] for k in kwargs):
+        named = {}
+        for i, name in enumerate(names):
+            if i < len(args):
+                named[name] = args[i]
+            elif name in kwargs:
+                named[name] = kwargs[name]
+            elif (default := base.signature.parameters[name].default) is not inspect.Parameter.empty:
+                named[name] = default
+        return {**named, **{k: v for k, v in kwargs.items() if k not in names}}
     try:
         bound = base.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
                                                       if k in base.arg_names})

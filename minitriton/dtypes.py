@@ -25,7 +25,7 @@ class DType:
     """An element type. `name` is Triton's (`fp32`, `int32`, ...); `short` is what the IR prints."""
 
     name: str
-    kind: str = ""  # "int" (signed; int1 is the boolean), "uint", "float" or "ptr"
+    kind: str = ""  # "int" (int1, the boolean, among them), "uint", "float" or "ptr"
     bits: int = 0
     short: str = ""
     pointee: DType | None = None  # for pointers: the type they point to
@@ -48,8 +48,10 @@ class DType:
     # The predicates Triton's dtypes answer, so kernels written for Triton run unchanged.
     def is_floating(self) -> bool: return self.kind == "float"
     def is_int(self) -> bool: return self.kind in ("int", "uint")
-    def is_int_signed(self) -> bool: return self.kind == "int"
-    def is_int_unsigned(self) -> bool: return self.kind == "uint"
+    # int1 is unsigned, as Triton has it: True is 1, above False, wherever a boolean is compared,
+    # divided, shifted or widened. Every choice between a signed and an unsigned instruction asks these.
+    def is_int_signed(self) -> bool: return self.kind == "int" and self.bits > 1
+    def is_int_unsigned(self) -> bool: return self.kind == "uint" or self.is_bool()
     def is_bool(self) -> bool: return self.kind == "int" and self.bits == 1
     def is_ptr(self) -> bool: return self.kind == "ptr"
     def is_fp16(self) -> bool: return self.name == "fp16"
@@ -242,14 +244,15 @@ POINTER_FACTS = _row(None, "pointer", "*", "int64", "int64", "Q", None, "", "ptr
 FACTS = {row.dtype.name: row for row in TABLE}  # by Triton's dtype name
 SCALAR_DTYPES = {row.dtype.name: row.dtype for row in TABLE}
 # Triton's lists of the names of each kind (the boolean counts as unsigned, as Triton has it)
-DType.SINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "int" and d.bits > 1]
-DType.UINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "uint" or d.bits == 1]
+DType.SINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_int_signed()]
+DType.UINT_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_int_unsigned()]
 DType.FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.kind == "float"]
 DType.STANDARD_FP_TYPES = [n for n, d in SCALAR_DTYPES.items() if d.is_standard_floating()]
 _BY_SIGNATURE = {row.signature: row.dtype for row in TABLE}
 _BY_TYPESTR = {row.typestr: row.dtype for row in TABLE if row.typestr}
 _BY_LANGUAGE = {row.language: row.dtype for row in TABLE}
 _BY_TORCH = {row.torch: row.dtype for row in TABLE if row.torch}
+_SEEN_TORCH: dict = {}  # torch's dtype objects met so far -> ours
 
 
 def dtype_named(name: str) -> DType:
@@ -291,9 +294,12 @@ def dtype_of_array(x) -> DType | None:
         return x.dtype
     torch = sys.modules.get("torch")  # never imported here: a torch tensor means torch is loaded
     if torch is not None and isinstance(x, torch.Tensor):
-        dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
+        dtype = _SEEN_TORCH.get(x.dtype)  # every launch asks: by the dtype object, not its name
         if dtype is None:
-            raise LaunchError(f"minitriton has no dtype for torch tensors of {x.dtype}")
+            dtype = _BY_TORCH.get(str(x.dtype).removeprefix("torch."))
+            if dtype is None:
+                raise LaunchError(f"minitriton has no dtype for torch tensors of {x.dtype}")
+            _SEEN_TORCH[x.dtype] = dtype
         return dtype
     if isinstance(x, np.ndarray):
         typestr = x.dtype.str

@@ -9,9 +9,14 @@ Chapter: 03-tile-ir.
 The semantics, which are Triton's:
 
 - Integers wrap. `div` and `rem` on integers truncate toward zero, as in C (the remainder has the
-  dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter (codegen guards the
-  divisor, since LLVM and PTX leave that case undefined); `rem` on floats is `fmod`. `shr` is
-  arithmetic for signed and logical for unsigned integers. `umulhi` is the high half of the double-width product (signed for signed types).
+  dividend's sign); by a divisor of 0 both give 0, as in Triton's interpreter, and INT_MIN // -1
+  wraps to INT_MIN with a remainder of 0 (codegen guards the divisor, since LLVM and PTX leave
+  those cases undefined); `rem` on floats is `fmod`. `shr` is arithmetic for signed and logical
+  for unsigned integers; a shift by an amount outside [0, width) leaves 0, or copies of the sign
+  bit for an arithmetic `shr` (numpy's rule, so Triton's interpreter's; LLVM makes it poison, so
+  codegen guards the amount). `umulhi` is the high half of the double-width product of the
+  operands read as unsigned, for signed types too (what Triton's GPU code computes; Triton's
+  interpreter differs for negative int32s).
 - fp16 arithmetic is done in fp16. bf16 values are held in float32 and rounded to bf16 (to nearest,
   ties to even) after every op whose result is bf16. Math functions (`exp`, `sqrt`, ...) on fp16 and
   bf16 are computed in float32 and rounded back. `minimum`/`maximum` are IEEE's minNum/maxNum (a NaN
@@ -103,12 +108,17 @@ def _div(a, b):
 
 
 def _umulhi(a, b):
-    bits = a.dtype.itemsize * 8
+    """The high half of the product of the operands' bits read as unsigned numbers, whatever their
+    type: Triton's `mulhiui`, which its GPU code computes with `__nv_umulhi` / `__nv_umul64hi`."""
+    dtype = np.asarray(a).dtype
+    bits = dtype.itemsize * 8
+    unsigned = np.dtype(f"uint{bits}")
+    a, b = np.asarray(a).view(unsigned), np.asarray(b).view(unsigned)
     if bits <= 32:
-        wide = np.int64 if a.dtype.kind == "i" else np.uint64
-        return (a.astype(wide) * b.astype(wide)) >> bits
-    high = (np.asarray(a, object) * np.asarray(b, object)) >> bits  # Python ints: no overflow
-    return np.asarray(high & ((1 << bits) - 1), object).astype(np.uint64).view(a.dtype)
+        high = (a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(bits)
+    else:  # Python ints: no overflow
+        high = np.asarray((a.astype(object) * b.astype(object)) >> bits).astype(np.uint64)
+    return high.astype(unsigned).view(dtype)
 
 
 def _float_to_int(x, dtype: ir.DType):

@@ -166,33 +166,46 @@ def misplaced_argument(kernel: JITFunction, bound: dict, specs: dict, constexprs
                        error: CompilationError) -> ArgumentKindError | None:
     """After `kernel` failed to compile: the argument of the wrong kind, if one explains the failure.
     Each number (or None) is tried as a pointer and each array as a number, one at a time, in the
-    tile IR alone; if the kernel compiles with one of them changed, the mistake is that argument's,
-    and the error names it, at the line where the kernel's use of it failed. None if no single
-    argument explains the failure."""
-    for name, value in bound.items():
-        kind = specs[name][0] if name in specs else None
-        pointer = kind is not None and kind.startswith("*")
-        if name in kernel.constexpr_names or not (pointer or kind in NUMBERS or value is None):
+    tile IR alone; if the kernel compiles with exactly one of them changed, the mistake is that
+    argument's, and the error names it, at the line where the kernel's use of it failed. None if no
+    argument explains the failure, or if several do each alone: in `x_ptr + y_ptr` either pointer
+    made a number would compile, and the mistake is the kernel's (the language's error stands)."""
+    explained = [name for name, value in bound.items()
+                 if _compiles_as_the_other_kind(kernel, name, value, specs, constexprs, options)]
+    if len(explained) != 1:
+        return None
+    name = explained[0]
+    value = bound[name]
+    if name in specs and specs[name][0].startswith("*"):
+        item = f" ({name}.item())" if getattr(value, "ndim", 1) == 0 else ""
+        wanted, hint = "a number", "pass a number" + item
+    else:
+        wanted = "a pointer"
+        hint = "pass an array there (a torch tensor, a numpy array, a DeviceArray)"
+    misplaced = ArgumentKindError(error.loc, f"argument `{name}` of {kernel.__name__} is "
+                                  f"{_described(value)}, but the kernel uses it as {wanted} "
+                                  f"({error.message})", hint)
+    misplaced.__cause__ = error if debugging() else None
+    misplaced.__suppress_context__ = True
+    return misplaced
+
+
+def _compiles_as_the_other_kind(kernel: JITFunction, name: str, value, specs: dict, constexprs: dict,
+                                options: Options) -> bool:
+    """Whether the kernel's tile IR builds with argument `name` a number where it is an array, or a
+    pointer where it is a number (or None)."""
+    kind = specs[name][0] if name in specs else None
+    pointer = kind is not None and kind.startswith("*")
+    if name in kernel.constexpr_names or not (pointer or kind in NUMBERS or value is None):
+        return False
+    others = {n: c for n, c in constexprs.items() if n != name}
+    for instead in AS_NUMBER if pointer else AS_POINTER:
+        try:
+            compiler.tile_ir(compiler.ASTSource(kernel, {**specs, name: instead}, others), options)
+        except Exception:  # noqa: BLE001  (a probe that fails in any way explains nothing)
             continue
-        others = {n: c for n, c in constexprs.items() if n != name}
-        for instead in AS_NUMBER if pointer else AS_POINTER:
-            try:
-                compiler.tile_ir(compiler.ASTSource(kernel, {**specs, name: instead}, others), options)
-            except Exception:  # noqa: BLE001  (a probe that fails in any way explains nothing)
-                continue
-            if pointer:
-                item = f" ({name}.item())" if getattr(value, "ndim", 1) == 0 else ""
-                wanted, hint = "a number", "pass a number" + item
-            else:
-                wanted = "a pointer"
-                hint = "pass an array there (a torch tensor, a numpy array, a DeviceArray)"
-            misplaced = ArgumentKindError(error.loc, f"argument `{name}` of {kernel.__name__} is "
-                                          f"{_described(value)}, but the kernel uses it as {wanted} "
-                                          f"({error.message})", hint)
-            misplaced.__cause__ = error if debugging() else None
-            misplaced.__suppress_context__ = True
-            return misplaced
-    return None
+        return True
+    return False
 
 
 def _described(value) -> str:

@@ -486,3 +486,37 @@ def test_tuning_on_every_device(device):
     np.testing.assert_allclose(device.numpy(acc), x, rtol=1e-6)
     timings = next(iter(kernel.configs_timings.values()))
     assert kernel.best_config in timings and all(ms >= 0 for ms in timings.values())
+
+
+@triton.jit
+def _bound_kernel(x_ptr, n, scale=2.0, BLOCK: tl.constexpr = 16, EXTRA: tl.constexpr = None):
+    pass
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((np.zeros(4), 4), {}),
+    ((np.zeros(4), 4, 3.0), {"BLOCK": 32}),
+    ((np.zeros(4),), {"n": 4, "num_warps": 8}),
+    ((), {"x_ptr": np.zeros(4), "n": 4, "EXTRA": 1, "num_stages": 2}),
+    ((np.zeros(4), 4), {"BLOCK": 64, "scale": 1.0}),
+])
+def test_every_launch_binds_its_arguments_as_inspect_does(args, kwargs):
+    """The autotuner binds each launch's arguments without `inspect` (every launch pays for it),
+    in the same order and with the same defaults, so the tuning key is the one the slow way makes."""
+    from minitriton.autotune import _named_args
+    base = _bound_kernel
+    bound = base.signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in base.arg_names})
+    bound.apply_defaults()
+    slow = {**bound.arguments, **{k: v for k, v in kwargs.items() if k not in base.arg_names}}
+    fast = _named_args(base, args, kwargs)
+    assert list(fast) == list(slow) and all(fast[k] is slow[k] for k in slow)
+
+
+@pytest.mark.parametrize("args, kwargs, match", [
+    ((np.zeros(4), 4, 1.0, 16, None, 7), {}, "positional"),
+    ((np.zeros(4), 4), {"n": 5}, "multiple values"),
+])
+def test_a_launch_python_cannot_bind_still_says_why(args, kwargs, match):
+    from minitriton.autotune import _named_args
+    with pytest.raises(LaunchError, match=match):
+        _named_args(_bound_kernel, args, kwargs)

@@ -367,6 +367,35 @@ def test_max_contiguous_enables_vectors_on_gathered_offsets(monkeypatch, hint, v
 
 
 @triton.jit
+def table_sum(table_ptr, y_ptr, steps, BLOCK: tl.constexpr, HINT: tl.constexpr):
+    """y = the sum of `steps` consecutive blocks of an array whose address is read from a table,
+    as tutorial 08 reads its matrices' addresses. HINT promises that the carried pointers are
+    16-byte aligned, by a statement whose result is not kept (as the tutorial does)."""
+    x_ptr = tl.load(table_ptr).to(tl.pointer_type(tl.float16))
+    ptrs = x_ptr + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for _ in range(steps):
+        if HINT:
+            tl.multiple_of(ptrs, [16])
+        acc += tl.load(ptrs)
+        ptrs += BLOCK
+    tl.store(y_ptr + tl.arange(0, BLOCK), acc)
+
+
+@pytest.mark.parametrize("hint, vector", [(False, 1), (True, 8)])
+def test_a_hint_statement_marks_the_value_itself(hint, vector):
+    """`tl.multiple_of(x, 16)` as a statement promises the fact of `x` itself, as in Triton: every
+    later use of the name sees it, and a pointer carried by the loop takes the vector its hinted
+    load allows (before, the promise was lost and each thread loaded one fp16 at a time)."""
+    table, y = np.zeros(1, np.int64), np.zeros(256, np.float32)
+    fn = tile_ir(table_sum, table, y, 4, BLOCK=256, HINT=hint)
+    coalesce(fn, 1)
+    assert ("load", 0, vector) in widths(fn)
+    ptx = table_sum.warmup(table, y, 4, BLOCK=256, HINT=hint, grid=(1,), target="sm_90a", num_warps=1).asm["ptx"]
+    assert (ptx_counts(ptx)["ld.v4"] > 0) == hint
+
+
+@triton.jit
 def count_kernel(counts_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
     tl.atomic_add(counts_ptr + offsets, 1, mask=offsets < n)

@@ -612,3 +612,45 @@ def trans_1d_kernel(X):
 def test_trans_of_one_axis_is_refused():
     with pytest.raises(triton.CompilationError, match="tl.trans invoked with a 0- or 1-dimensional tensor"):
         trans_1d_kernel[(1,)](np.zeros(16, np.float32))
+
+
+# ----------------------------------------------------------------------------- dot + d
+
+@triton.jit
+def added_dot_kernel(a_ptr, b_ptr, c_ptr, K, FORM: tl.constexpr, BLOCK: tl.constexpr):
+    """c = sum over k-steps of a_k @ b_k, accumulated in one of four forms; one program."""
+    r = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), c_ptr.dtype.element_ty)
+    for k in range(0, K, BLOCK):
+        a = tl.load(a_ptr + r[:, None] * K + (k + r)[None, :])
+        b = tl.load(b_ptr + (k + r)[:, None] * BLOCK + r[None, :])
+        if FORM == "acc += dot":
+            acc += tl.dot(a, b)
+        elif FORM == "dot + acc":
+            acc = tl.dot(a, b) + acc
+        elif FORM == "read twice":  # the dot's result has a second reader: it stays a dot of its own
+            d = tl.dot(a, b)
+            acc += d + d - d
+        else:  # the dot already has an accumulator
+            acc += tl.dot(a, b, tl.full((BLOCK, BLOCK), 1, acc.dtype), out_dtype=acc.dtype) - 1
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@pytest.mark.parametrize("form, folded", [("acc += dot", True), ("dot + acc", True), ("read twice", False),
+                                          ("with an accumulator", False)])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8])
+def test_an_added_dot_accumulates_in_place(form, folded, dtype):
+    """`acc += tl.dot(a, b)` is `tl.dot(a, b, acc)`, as Triton combines it (the loop then keeps one
+    accumulator, not two): only where the dot had no accumulator and the add alone reads it."""
+    rng = np.random.default_rng(5)
+    block, k = 32, 96
+    a, b = rng.integers(-3, 4, (block, k)).astype(dtype), rng.integers(-3, 4, (k, block)).astype(dtype)
+    out_type = np.float32 if dtype == np.float16 else np.int32
+    c = np.full((block, block), -7, out_type)
+    added_dot_kernel[(1,)](a, b, c, k, FORM=form, BLOCK=block)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))  # small integers: exact
+    ttir = added_dot_kernel.warmup(a, b, c, k, FORM=form, BLOCK=block, grid=(1,), target="sm_90a").asm["ttir"]
+    loop = ttir[ttir.index("^body"):ttir.index("yield")]
+    dots = [line for line in loop.splitlines() if " = dot " in line]
+    carried = loop.split("^body(")[1].split(",")[1].split(":")[0].strip()  # the accumulator inside the loop
+    assert (dots[0].split(", ")[2].split(" ")[0] == carried) == folded

@@ -108,8 +108,8 @@ def test_shifts_and_umulhi():
     assert list(rules.shift("shr", np.array([-128, 64], np.int8), np.array([1, 7]), int8, arithmetic=True)) == [-64, 0]
     assert list(rules.shift("shr", np.array([-128, 64], np.int8), np.array([1, 7]), int8, arithmetic=False)) == [64, 0]
     assert list(rules.shift("shl", np.array([-1], np.int64), np.array([63]), I64, arithmetic=False)) == [-2**63]
-    assert list(rules.umulhi(np.array([-1, 2**31 - 1], np.int32), np.array([-1, 2**31 - 1], np.int32), I32)) == \
-        [0, (2**31 - 1) ** 2 >> 32]
+    assert list(rules.umulhi(np.array([-1, 2**31 - 1, -7], np.int32), np.array([-1, 2**31 - 1, 3], np.int32), I32)) == \
+        [-2, (2**31 - 1) ** 2 >> 32, 2]  # (2**32 - 1)**2 >> 32 is 2**32 - 2; (2**32 - 7) * 3 >> 32 is 2
     assert int(rules.umulhi(np.array([2**64 - 1], np.uint64), np.array([2**64 - 1], np.uint64), U64)[0]) == 2**64 - 2
 
 

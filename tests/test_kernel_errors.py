@@ -285,7 +285,7 @@ POINTER_MISUSE = [
     (int32_to_ptr, r"cannot cast int32 to pointer<fp32>"),
     (float_to_ptr, r"cannot cast fp32 to pointer<fp32>"),
     (fma_of_ptr, r"invalid operands of type pointer<fp32> and fp32"),
-    (umulhi_of_ptr, r"invalid operands of type pointer<fp32> and int32"),
+    (umulhi_of_ptr, r"Expected dtype \['int32', 'int64', 'uint32', 'uint64'\] but got pointer<fp32>"),
     (clamp_of_ptr, r"Only floating point clamp is supported"),
     (store_a_pointer_as_a_float, r"cannot cast pointer<fp32> to fp32"),
     (pointer_as_other, r"cannot cast pointer<fp32> to fp32"),

@@ -312,6 +312,35 @@ def test_an_argument_of_the_wrong_kind_is_named_at_its_use(which, args, name, ma
 
 
 @triton.jit
+def pointer_sum_kernel(x_ptr, y_ptr, out_ptr, n, FORM: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    if FORM == "load":
+        tl.store(out_ptr + offsets, tl.load(x_ptr + y_ptr + offsets))  # <-
+    elif FORM == "store":
+        tl.store(out_ptr + x_ptr + offsets, offsets.to(tl.float32))  # <-
+    else:
+        tl.store(out_ptr + offsets, tl.load(y_ptr + (x_ptr + offsets), mask=offsets < n))  # <-
+
+
+@pytest.mark.parametrize("path", ["interpreter", "warmup sm_80"])
+@pytest.mark.parametrize("form", ["load", "store", "offsets_first"])
+def test_adding_two_pointer_arguments_is_the_kernels_mistake(form, path):
+    """Either pointer made a number would compile, so no launch argument explains the failure:
+    the language's own error, at the line that adds them, in Triton's words."""
+    x = np.zeros(16, np.float32)
+    with pytest.raises(CompilationError) as info:
+        if path == "interpreter":
+            pointer_sum_kernel[(1,)](x, x, poisoned(16), 16, FORM=form, BLOCK=16)
+        else:
+            pointer_sum_kernel.warmup(x, x, x, 16, FORM=form, BLOCK=16, grid=(1,), target="sm_80")
+    err = info.value
+    assert not isinstance(err, LaunchError), err
+    assert "cannot add pointers together" in err.message
+    lines, first = inspect.getsourcelines(pointer_sum_kernel.fn)
+    assert err.loc.file == __file__ and lines[err.loc.line - first].rstrip().endswith("# <-")
+
+
+@triton.jit
 def optional_bias_kernel(x_ptr, bias_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offsets, mask=offsets < n)

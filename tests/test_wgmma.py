@@ -12,13 +12,16 @@ Each kernel runs in the interpreter (on the GPU too where there is one) and is c
 sm_90 and sm_90a by the conftest; references are float64. The PTX checks name the instructions.
 """
 import math
+import os
 import re
+import subprocess
 
 import numpy as np
 import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.codegen.toolkit import ptxas_path
 from minitriton.dtypes import fp8_values
 from minitriton.examples.attention import attention_fwd_kernel, attention_reference
 
@@ -128,6 +131,96 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
     assert "mma.sync" not in ptx
 
 
+# ---------------------------------------------------------------------------- B K-major, any N
+
+@triton.jit
+def nt_matmul_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C = A @ BT^T, both row-major, K a multiple of BLOCK_K: B is loaded K fastest (as attention's
+    backward loads Q^T, K^T and V^T), so wgmma keeps it K-major in shared memory."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
+        b = tl.load(BT + rn[None, :] * K + (k + rk)[:, None], mask=rn[None, :] < N, other=0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def nt_trans_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The same product with B^T loaded as it lies (N x K, rows of K) and transposed by `.T`, as
+    attention's forward writes `k = desc_k.load(...).T`: the pipeliner copies each tile of B^T
+    into the ring as B, K-major, with no transpose in registers."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
+        bt = tl.load(BT + rn[:, None] * K + (k + rk)[None, :], mask=rn[:, None] < N, other=0)
+        acc = tl.dot(a, bt.T, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps: N below one 64-column atom, K one or more blocks
+NT_CASES = [((100, 70, 256), (64, 32, 128), 4), ((130, 40, 128), (128, 16, 64), 4),
+            ((70, 20, 64), (64, 8, 32), 4), ((200, 100, 256), (128, 16, 128), 8), ((64, 96, 96), (64, 32, 32), 4)]
+
+
+@pytest.mark.parametrize("kernel", [nt_matmul_kernel, nt_trans_kernel], ids=["pointers", "trans"])
+@pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES, ids=str)
+def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16, kernel):
+    rng = np.random.default_rng(sum(shape))
+    m, n, k = shape
+    raw = [rng.standard_normal(s) for s in ((m, k), (n, k))]
+    if bf16:
+        bits = [to_bf16_bits(x) for x in raw]
+        arrays = [triton.reinterpret(device.array(x), tl.bfloat16) for x in bits]
+        a, bt = (bf16_value(x) for x in bits)
+    else:
+        a, bt = (x.astype(np.float16) for x in raw)
+        arrays = [device.array(x) for x in (a, bt)]
+        a, bt = a.astype(np.float64), bt.astype(np.float64)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    block_m, block_n, block_k = blocks
+    kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
+        *arrays, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    assert np.all(np.abs(device.numpy(c) - a @ bt.T) <= 40 * 2**-24 * magnitude(a, bt.T))
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES[:2], ids=str)
+def test_a_transposed_load_is_copied_in_as_b(shape, blocks, num_warps):
+    """`bt.T` in a pipelined loop: both operands come in by cp.async (the ring of B^T is filled
+    transposed: `perm` on its async_load), nothing is transposed through shared memory by threads,
+    and the loop issues no ordinary global load."""
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    a, bt = np.zeros((m, k), np.float16), np.zeros((n, k), np.float16)
+    compiled = nt_trans_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, BLOCK_M=block_m,
+                                      BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_90a",
+                                      num_warps=num_warps)
+    layout = compiled.asm["layout"]
+    copies = [line for line in layout.splitlines() if "async_load" in line]
+    assert copies and all("ring" in line for line in copies)
+    assert sum("perm=[1, 0]" in line for line in copies) == len(copies) // 2  # B^T's; A's are as they are
+    assert not any(" trans " in line for line in layout.splitlines())
+    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES, ids=str)
+def test_b_k_major_stays_on_wgmma(shape, blocks, num_warps):
+    """A 16-bit B kept N-major needs whole 64-column atoms; kept K-major, any N of 8-line groups
+    does (attention's backward has N = 16 and 32). Before, these dots fell back to mma.sync."""
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    a, bt = np.zeros((m, k), np.float16), np.zeros((n, k), np.float16)
+    ptx = nt_matmul_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, BLOCK_M=block_m, BLOCK_N=block_n,
+                                  BLOCK_K=block_k, grid=(1, 1), target="sm_90a", num_warps=num_warps).asm["ptx"]
+    assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in ptx
+    assert "mma.sync" not in ptx
+
+
 # ---------------------------------------------------------------------------- A from registers
 
 @triton.jit
@@ -192,6 +285,27 @@ def test_the_second_dot_reads_a_from_registers(m, n, k, d, num_warps):
     converts = [line for line in lines[first:second] if "convert_layout" in line]
     assert any("#dot_op<{opIdx=0" in line and "smem_bytes" not in line for line in converts)
     assert all("#shared_operand<{opIdx=1" in line for line in converts if "smem_bytes" in line)  # V only
+
+
+@pytest.mark.skipif(ptxas_path() is None, reason="ptxas is not installed here")
+@pytest.mark.parametrize("m, n, k, d, num_warps", [(128, 64, 64, 64, 4), (128, 128, 64, 128, 8), (64, 16, 16, 64, 4)],
+                         ids=str)
+def test_wgmma_operands_are_ready_before_the_fence(tmp_path, m, n, k, d, num_warps):
+    """Every register a wgmma reads (A's fragments, the accumulator) is written before the group's
+    `wgmma.fence`; a zero accumulator is not written at all (scale-d 0 on the first k-step). A
+    register written between two wgmmas makes ptxas fence, or wait for the group, there: its
+    "warpgroup.arrive/wait is injected" notes, which serialize the tensor cores."""
+    a, b, v = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16), np.zeros((n, d), np.float16)
+    ptx = two_dots_kernel.warmup(a, b, v, np.zeros((m, d), np.float32), 0.25, M=m, N=n, K=k, D=d, BF16=False,
+                                 grid=(1,), target="sm_90a", num_warps=num_warps).asm["ptx"]
+    wgmmas = [line for line in ptx.splitlines() if "wgmma.mma_async" in line]
+    first_steps = [line for line in wgmmas if "setp.ne.b32 p, 0, 0;" in line]
+    dots = 2 if n % 64 == 0 else 1  # the first dot's B (N-major) needs 64-column atoms
+    assert len(first_steps) == dots * m // (16 * num_warps)
+    (tmp_path / "k.ptx").write_text(ptx)
+    report = subprocess.run([ptxas_path(), "-arch=sm_90a", "-v", "-o", os.devnull, str(tmp_path / "k.ptx")],
+                            capture_output=True, text=True, check=True).stderr
+    assert "is injected" not in report, report
 
 
 def expanded(text: str) -> str:

@@ -23,7 +23,7 @@ def _for(lw: Lowering, op, lb, ub, step, *inits):
     counted in 64 bits, so that stepping past the bound near 2**31 cannot wrap around."""
     b = lw.b
     parts = ir.loop_parts(op)
-    signed = op.operands[0].dtype.kind == "int"
+    signed = op.operands[0].dtype.is_int_signed()
     narrow = lb[0].type.width < 64
     widen = (lambda v: b.sext(v, i64) if signed else b.zext(v, i64)) if narrow else (lambda v: v)
     flat_init = [r for regs in inits for r in regs]
@@ -154,9 +154,9 @@ def _printf_value(lw: Lowering, reg, dtype: ir.DType, hex_: bool):
     if hex_:
         return "0x%llx", b.zext(reg, i64) if dtype.bits < 64 else reg
     if dtype.bits == 64:
-        return ("%lld" if dtype.kind == "int" else "%llu"), reg
-    widened = b.sext(reg, i32) if dtype.kind == "int" and not dtype.is_bool() else b.zext(reg, i32)
-    return ("%d" if dtype.kind == "int" and not dtype.is_bool() else "%u"), widened if dtype.bits < 32 else reg
+        return ("%lld" if dtype.is_int_signed() else "%llu"), reg
+    widened = b.sext(reg, i32) if dtype.is_int_signed() else b.zext(reg, i32)
+    return ("%d" if dtype.is_int_signed() else "%u"), widened if dtype.bits < 32 else reg
 
 
 def _vprintf(lw: Lowering, fmt: str, args: list) -> None:

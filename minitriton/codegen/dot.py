@@ -382,18 +382,19 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
-    text = (f"{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
-            f"{instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}")
+    def text(scale_d: int) -> str:  # scale-d 0: D = A @ B, the accumulator's registers unread
+        return (f"{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; "
+                f"{instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}")
     constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["r"] * 4 * registers
                            + ["l"] * (2 - registers) + [str(i) for i in range(count)])
     if registers:  # this thread's A fragment of each (m64 tile, k16 step), as _mma groups them
         a_tiles = _fragments(av.layout.register_offsets(av.shape), 8,
                              lambda o: (o[0] // (16 * num_warps), o[1] // k_step))
-    out = list(acc)
-    lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
+    # every operand register is made before the fence: one written after it, between two wgmmas,
+    # makes ptxas fence again there (its "warpgroup.arrive is injected" note)
+    operands = {}
     for m_rep in range(m // (16 * num_warps)):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
-        regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
             if not registers:
                 a_base = B.add(smem_base, a[0])
@@ -403,8 +404,16 @@ def _wgmma(lw: Lowering, op, a, b, acc):
             b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_offset))
             a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
                 else [wgmma_descriptor(lw, a_shared, a_address)]
-            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text, constraints,
-                            a_operand + [wgmma_descriptor(lw, b_shared, b_address)] + regs)
+            operands[m_rep, kk] = a_operand + [wgmma_descriptor(lw, b_shared, b_address)]
+    # a zero accumulator (the dot had none) is never read: scale-d 0 on the first k-step
+    zero = ir.is_zero(cv)
+    out = [ll.Constant(x.type, ll.Undefined) for x in acc] if zero else list(acc)
+    lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
+    for m_rep in range(m // (16 * num_warps)):
+        regs = out[m_rep * count:(m_rep + 1) * count]
+        for kk in range(k // k_step):
+            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count),
+                            text(int(not (zero and kk == 0))), constraints, operands[m_rep, kk] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])

@@ -50,7 +50,7 @@ def _binary(int_op: str, uint_op: str | None, float_op: str | None):
     def rule(lw: Lowering, op, dtype, x, y):
         if dtype.is_floating():
             return getattr(lw.b, float_op)(x, y)
-        return getattr(lw.b, uint_op if dtype.kind == "uint" or dtype.is_bool() else int_op)(x, y)
+        return getattr(lw.b, int_op if dtype.is_int_signed() else uint_op)(x, y)
     return rule
 # --8<-- [end:elementwise]
 
@@ -60,45 +60,55 @@ def _minmax(pick: str):
         if dtype.is_floating():  # llvm.minimum / maximum give NaN for a NaN; minnum / maxnum the other
             name = f"{pick}imum" if op is not None and op.attrs.get("propagate_nan") else f"{pick}num"
             return lw.call(f"llvm.{name}.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x, y])
-        signed = dtype.kind == "int" and not dtype.is_bool()
-        cmp = lw.b.icmp_signed if signed else lw.b.icmp_unsigned
+        cmp = lw.b.icmp_signed if dtype.is_int_signed() else lw.b.icmp_unsigned
         return lw.b.select(cmp("<" if pick == "min" else ">", x, y), x, y)
     return rule
 
 
 # --8<-- [start:division-by-zero]
-def _by_zero_is_zero(lw: Lowering, instruction: str, x, y):
-    """An integer division or remainder whose result is 0 where the divisor is 0 (the interpreter's
-    rule, and Triton's interpreter's): for LLVM a division by zero is undefined, and PTX's gives
-    "an unspecified, machine-specific value". A divisor known not to be zero (a constant) needs no
-    guard; any other is replaced by 1 where it is 0, and the result by 0 there."""
-    if isinstance(y, ll.Constant) and isinstance(y.constant, int) and y.constant != 0:
-        return getattr(lw.b, instruction)(x, y)
-    zero = ll.Constant(y.type, 0)
-    is_zero = lw.b.icmp_unsigned("==", y, zero)
-    quotient = getattr(lw.b, instruction)(x, lw.b.select(is_zero, ll.Constant(y.type, 1), y))
-    return lw.b.select(is_zero, zero, quotient)
+def _guarded_division(lw: Lowering, instruction: str, x, y):
+    """An integer division or remainder defined for every divisor, by the interpreter's rule (and
+    Triton's interpreter's): by 0 the result is 0; a signed one by -1 gives -x, wrapping (INT_MIN //
+    -1 is INT_MIN), and a remainder of 0. For LLVM both cases are undefined, and PTX's `div` by
+    zero gives "an unspecified, machine-specific value". A constant divisor that is neither needs
+    no guard; any other is replaced by 1 where it is one of them (x % 1 is then 0, right for -1
+    too), and the result by 0, or by -x for a quotient by -1, there."""
+    B, width = lw.b, y.type.width
+    signed = instruction in ("sdiv", "srem")
+    special = (0, (1 << width) - 1) if signed else (0,)  # -1's bits, as a constant holds them
+    if isinstance(y, ll.Constant) and isinstance(y.constant, int) \
+            and y.constant % (1 << width) not in special:
+        return getattr(B, instruction)(x, y)
+    zero, one = ll.Constant(y.type, 0), ll.Constant(y.type, 1)
+    is_zero = B.icmp_unsigned("==", y, zero)
+    if not signed:
+        return B.select(is_zero, zero, getattr(B, instruction)(x, B.select(is_zero, one, y)))
+    is_minus_one = B.icmp_signed("==", y, ll.Constant(y.type, -1))
+    result = getattr(B, instruction)(x, B.select(B.or_(is_zero, is_minus_one), one, y))
+    if instruction == "sdiv":
+        result = B.select(is_minus_one, B.neg(x), result)
+    return B.select(is_zero, zero, result)
 # --8<-- [end:division-by-zero]
 
 
 def _div(lw: Lowering, op, dtype, x, y):
     """Division: fp32 `/` is div.full.f32 (2 ulp, Triton's choice), `div_rn` the IEEE division;
-    an integer's truncates toward zero, and gives 0 for a divisor of 0."""
+    an integer's truncates toward zero, and is defined for every divisor (`_guarded_division`)."""
     if dtype.is_fp32() and op.attrs.get("rounding") != "rn":
         return lw.asm(f32, "div.full.f32 $0, $1, $2;", "=f,f,f", [x, y], side_effect=False)
     if not dtype.is_floating():
-        unsigned = dtype.kind == "uint" or dtype.is_bool()
-        return _by_zero_is_zero(lw, "udiv" if unsigned else "sdiv", x, y)
+        return _guarded_division(lw, "sdiv" if dtype.is_int_signed() else "udiv", x, y)
     return lw.b.fdiv(x, y)
 
 
 def _rem(lw: Lowering, op, dtype, x, y):
-    """`%`: C's remainder for integers (0 for a divisor of 0); for floats fmod, computed in f64 so
-    that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for)."""
+    """`%`: C's remainder for integers (`_guarded_division`); for floats fmod, computed in f64 so
+    that it is exact while the quotient stays below 2**29 (far beyond what kernels use it for).
+    Where the truncated quotient is 0 (|x| < |y|, an infinite y among them) the remainder is x
+    itself: x - 0 * y would be NaN for an infinite y, and would lose the sign of a -0.0."""
     B = lw.b
     if not dtype.is_floating():
-        unsigned = dtype.kind == "uint" or dtype.is_bool()
-        return _by_zero_is_zero(lw, "urem" if unsigned else "srem", x, y)
+        return _guarded_division(lw, "srem" if dtype.is_int_signed() else "urem", x, y)
     xd, yd = (v if dtype.is_fp64() else B.fpext(v, f64) for v in (x, y))
     quotient = lw.call("llvm.trunc.f64", f64, [B.fdiv(xd, yd)])
     r = lw.call("llvm.fma.f64", f64, [B.fneg(quotient), yd, xd])
@@ -106,6 +116,7 @@ def _rem(lw: Lowering, op, dtype, x, y):
     ay = lw.call("llvm.fabs.f64", f64, [yd])
     fix = B.select(B.fcmp_ordered("<", xd, ll.Constant(f64, 0.0)), B.fneg(ay), ay)
     r = B.select(wrong_sign, B.fadd(r, fix), r)
+    r = B.select(B.fcmp_ordered("==", quotient, ll.Constant(f64, 0.0)), xd, r)
     return r if dtype.is_fp64() else B.fptrunc(r, f32)
 
 
@@ -113,6 +124,32 @@ def _umulhi(lw: Lowering, op, dtype, x, y):
     wide = ll.IntType(2 * dtype.bits)
     return lw.b.trunc(lw.b.lshr(lw.b.mul(lw.b.zext(x, wide), lw.b.zext(y, wide)), ll.Constant(wide, dtype.bits)),
                       ll_type(dtype))
+
+
+# --8<-- [start:shift]
+def _shift(left: bool):
+    """`<<`, or `>>` (arithmetic for a signed type), defined for every amount by the interpreter's
+    rule (numpy's, and so Triton's interpreter's; PTX's shifts clamp the same way): an amount
+    outside [0, width), read as unsigned, shifts every bit out, leaving 0, or copies of the sign
+    bit for an arithmetic `>>`. For LLVM such a shift is poison, so an amount that is not a
+    constant in range (the language refuses a constant out of range) is checked: `>>` of a signed
+    value shifts by at most width - 1, the others keep their result only where the amount is in
+    range. Their amount is masked into range too, though the select already discards the rest:
+    LLVM's NVPTX backend would otherwise fold the select into PTX's clamping shift, whose amount is
+    32 bits wide, and a 64-bit amount of 2**32 + 1 would shift by 1."""
+    def rule(lw: Lowering, op, dtype, x, amount):
+        B, width = lw.b, dtype.bits
+        instruction = "shl" if left else "ashr" if dtype.is_int_signed() else "lshr"
+        if isinstance(amount, ll.Constant) and isinstance(amount.constant, int) \
+                and 0 <= amount.constant < width:
+            return getattr(B, instruction)(x, amount)
+        in_range = B.icmp_unsigned("<", amount, ll.Constant(amount.type, width))
+        if instruction == "ashr":  # past the width, as far as the sign bit
+            return B.ashr(x, B.select(in_range, amount, ll.Constant(amount.type, width - 1)))
+        masked = B.and_(amount, ll.Constant(amount.type, width - 1))
+        return B.select(in_range, getattr(B, instruction)(x, masked), ll.Constant(x.type, 0))
+    return rule
+# --8<-- [end:shift]
 
 
 def _neg(lw: Lowering, op, dtype, x):
@@ -204,7 +241,7 @@ def _cmp(lw: Lowering, op, dtype, x, y):
         return (lw.b.fcmp_unordered if pred == "!=" else lw.b.fcmp_ordered)(pred, x, y)
     if dtype.is_ptr():
         return lw.b.icmp_unsigned(pred, lw.b.ptrtoint(x, i64), lw.b.ptrtoint(y, i64))
-    cmp = lw.b.icmp_signed if dtype.kind == "int" and not dtype.is_bool() else lw.b.icmp_unsigned
+    cmp = lw.b.icmp_signed if dtype.is_int_signed() else lw.b.icmp_unsigned
     return cmp(pred, x, y)
 
 
@@ -238,19 +275,17 @@ def cast_register(lw: Lowering, x, src: ir.DType, dst: ir.DType):
         return b.fpext(x, ll_type(dst)) if dst.bits > src.bits else b.fptrunc(x, ll_type(dst))
     if src.is_floating():  # to an integer: round toward zero, saturating, NaN -> 0 (cvt.rzi)
         wide = lw.to_f32(x, src)
-        kind = "fptosi" if dst.kind == "int" else "fptoui"
+        kind = "fptosi" if dst.is_int_signed() else "fptoui"
         name = f"llvm.{kind}.sat.i{dst.bits}.{'f64' if wide.type is f64 else 'f32'}"
         return lw.call(name, ll_type(dst), [wide])
     if dst.is_floating():
-        signed = src.kind == "int" and not src.is_bool()
         target = f32 if dst.is_bf16() else ll_type(dst)
-        wide = b.sitofp(x, target) if signed else b.uitofp(x, target)
+        wide = b.sitofp(x, target) if src.is_int_signed() else b.uitofp(x, target)
         return lw.from_f32(wide, dst) if dst.is_bf16() else wide
     if dst.bits < src.bits:
         return b.trunc(x, ll_type(dst))
     if dst.bits > src.bits:
-        signed = src.kind == "int" and not src.is_bool()
-        return b.sext(x, ll_type(dst)) if signed else b.zext(x, ll_type(dst))
+        return b.sext(x, ll_type(dst)) if src.is_int_signed() else b.zext(x, ll_type(dst))
     return x
 # --8<-- [end:cast]
 
@@ -296,7 +331,7 @@ def _addptr(lw: Lowering, op, dtype, pointer, offset):
     """A pointer moved by `offset` elements (the offset sign- or zero-extended to 64 bits)."""
     pointee = i8 if dtype.pointee.is_bool() else ll_type(dtype.pointee)
     odt = op.operands[1].dtype
-    wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.kind == "int" else lw.b.zext(offset, i64))
+    wide = offset if odt.bits == 64 else (lw.b.sext(offset, i64) if odt.is_int_signed() else lw.b.zext(offset, i64))
     return lw.b.gep(pointer, [wide], source_etype=pointee)
 
 
@@ -318,8 +353,7 @@ REGISTER_RULES = {
     "add": _binary("add", "add", "fadd"), "sub": _binary("sub", "sub", "fsub"),
     "mul": _binary("mul", "mul", "fmul"), "div": _div, "rem": _rem,
     "and": _binary("and_", "and_", None), "or": _binary("or_", "or_", None),
-    "xor": _binary("xor", "xor", None), "shl": _binary("shl", "shl", None),
-    "shr": _binary("ashr", "lshr", None),
+    "xor": _binary("xor", "xor", None), "shl": _shift(left=True), "shr": _shift(left=False),
     "minimum": _minmax("min"), "maximum": _minmax("max"), "umulhi": _umulhi,
     "neg": _neg, "not": _not, "abs": _abs, "fma": _fma, "pow": _pow,
     **{name: _math(name) for name in MATH_F32},

@@ -20,7 +20,7 @@ def _as_i32(lw: Lowering, value, dtype: ir.DType):
     if width > 32:
         return lw.b.trunc(value, i32)
     if width < 32:
-        return lw.b.sext(value, i32) if dtype.kind == "int" else lw.b.zext(value, i32)
+        return lw.b.sext(value, i32) if dtype.is_int_signed() else lw.b.zext(value, i32)
     return value
 
 
@@ -58,11 +58,10 @@ def _histogram(lw: Lowering, op, values, mask=None):
     lw.barrier()
     owner = lw.owner_predicate(x.layout, x.shape)
     wide = i64 if x.dtype.bits == 64 else i32
-    signed = x.dtype.kind == "int" and not x.dtype.is_bool()
     for r in lw.unique_registers(x.layout, x.shape):
         value = values[r]
         if value.type != wide:
-            value = B.sext(value, wide) if signed else B.zext(value, wide)
+            value = B.sext(value, wide) if x.dtype.is_int_signed() else B.zext(value, wide)
         # negatives are huge
         counted = B.and_(owner, B.icmp_unsigned("<", value, ll.Constant(wide, bins)))
         if mask is not None:

@@ -149,8 +149,8 @@ def _atom_type(kind: str, dtype: ir.DType) -> str:
     if dtype.is_floating():
         return {"fp16": "noftz.f16", "bf16": "noftz.bf16", "fp32": "f32", "fp64": "f64"}[dtype.name]
     if kind == "add":
-        return f"u{dtype.bits}" if dtype.bits != 32 or dtype.kind == "uint" else "s32"
-    return f"{'s' if dtype.kind == 'int' else 'u'}{dtype.bits}"
+        return f"u{dtype.bits}" if dtype.bits != 32 or dtype.is_int_unsigned() else "s32"
+    return f"{'s' if dtype.is_int_signed() else 'u'}{dtype.bits}"
 
 
 def _atom(op, cas: bool = False) -> str:

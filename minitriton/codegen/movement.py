@@ -89,7 +89,7 @@ def _combine(lw: Lowering, kind: str, dtypes: list[ir.DType], a: tuple, b: tuple
             better = B.fcmp_ordered(">" if kind == "argmax" else "<", fb, fa)
             equal = B.fcmp_ordered("==", fb, fa)
         else:
-            cmp = B.icmp_signed if dtype.kind == "int" else B.icmp_unsigned
+            cmp = B.icmp_signed if dtype.is_int_signed() else B.icmp_unsigned
             better = cmp(">" if kind == "argmax" else "<", fb, fa)
             equal = cmp("==", fb, fa)
         take_b = B.or_(better, B.and_(equal, B.icmp_signed("<", ib, ia)))

@@ -136,16 +136,20 @@ def _stage_base(lw: Lowering, op, stage):
 
 def _async_load(lw: Lowering, op, ptrs, mask, stage):
     """cp.async each thread's runs straight from global into the swizzled stage; masked runs fill
-    zeros."""
+    zeros. A load of the operand's transpose (`perm`) puts its element (i, j) at the operand's
+    (j, i)."""
     B = lw.b
     src = op.operands[0]
     shared, run = op.attrs["shared"], op.attrs["run"]
+    transposed = tuple(op.attrs.get("perm", (0, 1))) == (1, 0)
     base = _stage_base(lw, op, stage[0])
     element = src.dtype.pointee.itemsize
     size = element * run
     kind = "cg" if size == 16 else "ca"
     for r, (row, col) in _runs(lw, src, run):
-        dst = B.ptrtoint(_element_address(lw, base, shared, row, col, src.shape[1], element), i64)
+        row, col = (col, row) if transposed else (row, col)
+        address = _element_address(lw, base, shared, row, col, src.shape[0 if transposed else 1], element)
+        dst = B.ptrtoint(address, i64)
         copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
         lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
                [dst, ptrs[r], copied])

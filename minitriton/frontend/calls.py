@@ -52,6 +52,16 @@ class Calls:
 
     # -- calls ----------------------------------------------------------------------------------------
     # --8<-- [start:call]
+    def rebind(self, old: tl.tensor, new: tl.tensor) -> None:
+        """Every variable that holds `old` holds `new` from here on. A hint (`tl.multiple_of(x,
+        16)`) is a fact about `x` itself in Triton, even as a statement whose result nobody keeps
+        (tutorial 08 hints its pointers so, in its loop): as if each name were assigned the hint's
+        result. Where that happens inside an if or a loop, the name is merged or carried as any
+        assignment there is."""
+        for name, value in list(self.scope.items()):
+            if isinstance(value, tl.tensor) and value.handle is old.handle:
+                self.scope[name] = new
+
     def visit_Call(self, node: ast.Call):
         fn = self.visit(node.func)
         args = []
@@ -86,7 +96,10 @@ class Calls:
         if tl.is_builtin(fn) or isinstance(fn, type) and issubclass(fn, (tl.range, tl.static_range,
                                                                         tl.constexpr)):
             self.check_arguments(fn, args, kwargs, node)
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            if getattr(fn, "marks_its_input", False) and args and isinstance(args[0], tl.tensor):
+                self.rebind(args[0], result)
+            return result
         if isinstance(fn, type) and issubclass(fn, tuple):  # a tuple (a namedtuple too) of any values
             return fn(*args, **kwargs)
         if fn is builtins.print:  # print("x", x) is device_print("x", x), as in Triton

@@ -14,7 +14,7 @@ from ..dtypes import (FORMATS, DType, SCALAR_DTYPES, bfloat16, dtype_from_numpy,
                       int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
 from ..errors import Loc, VerificationError  # noqa: F401
 from .attrs import ATTRS  # noqa: F401
-from .core import Block, Function, LoopParts, Op, Type, Value, loop_parts, scalar, tile, walk_block  # noqa: F401
+from .core import Block, Function, LoopParts, Op, Type, Value, is_zero, loop_parts, scalar, tile, walk_block  # noqa: F401
 from .ops import (ARITHMETIC, BACKEND_OPS, BITWISE, CHEAP, EFFECTS, ELEMENTWISE, MATH, OPS, REDUCE_KINDS,  # noqa: F401
                   REGION_OPS, SPECIAL_REGISTERS, TERMINATORS, Builder)
 from .printer import Printer, print_function  # noqa: F401

@@ -47,7 +47,7 @@ ATTRS = {
     "start": Attr("arange", "frontend", "all", "the first value"),
     "end": Attr("arange", "frontend", "all", "one past the last value"),
     "shape": Attr("splat, broadcast, reshape", "frontend", "all", "the result's shape"),
-    "perm": Attr("trans", "frontend", "all",
+    "perm": Attr("trans, async_load", "frontend", "all",
                  "result dimension d is operand dimension perm[d]"),
     "predicate": Attr("cmp", "frontend", "all", "lt, le, gt, ge, eq or ne"),
     "kind": Attr("reduce, scan, atomic", "frontend", "all",

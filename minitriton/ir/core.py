@@ -133,6 +133,17 @@ def walk_block(block: Block) -> Iterator[Op]:
             yield from walk_block(region)
 
 
+def is_zero(v: Value | None) -> bool:
+    """Whether `v` is the constant 0 (or a tile of it: a splat or broadcast of one), as a dot's
+    accumulator is when the kernel gave none; None counts as zero too."""
+    if v is None:
+        return True
+    op = v.owner
+    while op is not None and op.name in ("splat", "broadcast", "convert_layout"):
+        op = op.operands[0].owner
+    return op is not None and op.name == "constant" and op.attrs["value"] == 0
+
+
 # --8<-- [start:loop-parts]
 @dataclass(frozen=True)
 class LoopParts:

@@ -474,10 +474,17 @@ def fma(x, y, z) -> tensor:
 
 @builtin(method=True)
 def umulhi(x, y) -> tensor:
+    """The high half of the product of x and y read as unsigned integers (int32 and int64 too).
+    Each tile must be one of Triton's four types (checked before they meet, as Triton does)."""
+    allowed = ("int32", "int64", "uint32", "uint64")
+    for v in (x, y):
+        if isinstance(v, tensor) and v.dtype.name not in allowed:
+            raise SemanticError(f"Expected dtype {list(allowed)} but got {v.dtype}",
+                                "umulhi is the high half of a 32- or 64-bit integer product")
     a, b = semantic.meet(_value(x), _value(y), "umulhi")  # a number is an int32 tensor (to_tensor)
-    if not a.dtype.is_int():
-        raise SemanticError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got {a.dtype}",
-                            "umulhi is the high half of an integer product")
+    if a.dtype.name not in allowed:
+        raise SemanticError(f"Expected dtype {list(allowed)} but got {a.dtype}",
+                            "umulhi is the high half of a 32- or 64-bit integer product")
     return tensor(semantic.emit("umulhi", [a, b]))
 
 

@@ -21,6 +21,7 @@ def _hint(name: str, fact: str, promise: str):
         values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
         return tensor(semantic.hint(_value(input), fact, tuple(_const_int(v, name) for v in values)))
     fn.__name__, fn.__doc__ = name, f"Promise the compiler that {promise}."
+    fn.marks_its_input = True  # as in Triton, the promise is about `input` itself (see frontend/calls.py)
     return builtin(fn)
 
 

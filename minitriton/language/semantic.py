@@ -381,7 +381,7 @@ def binary(op: str, a, b) -> Value:
     b_ptr = not isinstance(b, Weak) and b.dtype.is_ptr()
     if a_ptr or b_ptr:
         return pointer_arith(op, a, b)
-    signed = (b if isinstance(a, Weak) else a).dtype.kind == "int"  # the tile whose `>>` this is
+    signed = (b if isinstance(a, Weak) else a).dtype.is_int_signed()  # the tile whose `>>` this is
     amount = b.value if op in ("shl", "shr") and isinstance(b, Weak) else None
     a, b = meet(a, b, op)
     dtype = a.dtype
@@ -399,7 +399,7 @@ def binary(op: str, a, b) -> Value:
         op = "div"
     if dtype.is_fp8() and op in ARITH:
         return through_fp32(op, [a, b], **({"rounding": "rn"} if op == "div" else {}))
-    if op == "shr" and signed != (dtype.kind == "int") and not dtype.is_bool():
+    if op == "shr" and signed != dtype.is_int_signed() and not dtype.is_bool():
         # Triton shifts arithmetically when the left operand is signed, whatever the promotion gave
         twin = ir.dtype_named(("int" if signed else "uint") + str(dtype.bits))
         return cast(emit("shr", [cast(a, twin, True), cast(b, twin, True)]), dtype, True)
@@ -423,7 +423,7 @@ def absolute(x: Value) -> Value:
     """|x|: an fp8 (but AMD's, whose 0x80 is a NaN) by clearing its sign bit, as Triton does, so an
     infinity stays one; an unsigned integer or a boolean is its own absolute value."""
     no_pointer(x, "tl.abs")
-    if x.dtype.kind == "uint" or x.dtype.is_bool():
+    if x.dtype.is_int_unsigned():
         return x
     if x.dtype.is_fp8() and ir.FORMATS[x.dtype.name].specials != "fnuz":
         bits = cast(x, ir.uint8, bitcast=True)
@@ -556,7 +556,7 @@ def sum_dtype(x: Value, dtype: DType | None) -> Value:
     """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers,
     keeping their signedness (int1 is unsigned, as in Triton: a sum of booleans is a uint32)."""
     if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
-        dtype = ir.uint32 if x.dtype.kind == "uint" or x.dtype.is_bool() else ir.int32
+        dtype = ir.uint32 if x.dtype.is_int_unsigned() else ir.int32
     return x if dtype is None else cast(x, dtype)
 
 

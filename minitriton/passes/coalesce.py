@@ -191,10 +191,13 @@ def coalesce(fn: ir.Function, num_warps: int) -> dict[int, tuple[tuple[int, ...]
 def _share_with_loop_values(fn: ir.Function, decisions: dict) -> None:
     """A pointer carried by a loop is one tile in four places (initial value, block argument,
     yielded value, loop result) and gets one layout, which the layout pass derives from the
-    initial value: give all four the decision any of them has."""
+    initial value: give all four the decision any of them has. A hint's result is its operand
+    with a promise added: one tile too (tutorial 08 hints its carried pointers in the loop)."""
     groups = []
     for op in fn.walk():
-        if op.name == "for":
+        if op.name == "hint" and op.operands[0].type.is_tile:
+            groups.append((op.operands[0], op.result))
+        elif op.name == "for":
             loop = ir.loop_parts(op)
             groups += zip(loop.inits, loop.carried, loop.yielded, loop.results)
         elif op.name == "while":

@@ -150,29 +150,30 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
     return x.dtype.name if x.dtype.name in PTX_TYPES else None
 
 
-def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False) -> bool:
+def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False, b_k_major: bool = False) -> bool:
     """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; N up
-    to 256, in whole 64-column atoms where B may stay N-major (16-bit types), else in 8-row
-    groups; the lines of K of the operands kept K-major in shared memory in one swizzle atom or
-    whole 128-byte blocks (`geometry.WgmmaOperand`). With A in `registers` only B is in shared
-    memory, N-major: K needs only whole k16 steps."""
+    to 256, in whole 64-column atoms where B stays N-major (16-bit types not `b_k_major`), else
+    in 8-line groups; the lines of K of the operands kept K-major in shared memory in one swizzle
+    atom or whole 128-byte blocks (`geometry.WgmmaOperand`). With A in `registers` only B is in
+    shared memory: K needs whole k16 steps, and whole lines when B is K-major."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
-    k_fits = a.shape[1] % 16 == 0 if registers else WgmmaOperand.k_fits(a.shape[1] * bits // 8)
-    n_fits = n <= 256 and n % (64 if bits == 16 else 8) == 0
-    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n_fits and k_fits
+    line_fits = WgmmaOperand.k_fits(a.shape[1] * bits // 8)
+    k_fits = (a.shape[1] % 16 == 0 and (line_fits or not b_k_major)) if registers else line_fits
+    n_step = 64 if bits == 16 and not b_k_major else 8
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % n_step == 0 and k_fits
 
 
 # --8<-- [start:rs]
-def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int) -> bool:
+def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int, b_k_major: bool = False) -> bool:
     """Whether a wgmma dot takes A from registers (the RS form) rather than from shared memory:
     when A was computed in the layout of a wgmma accumulator (attention's P = exp2(S - m), cast
     to 16 bits, made from the scores S of the dot before). Each warp then already holds its 16
     rows as mma.sync's A fragment (`DotOperandLayout` of that accumulator), so A reaches the
     instruction with no trip through shared memory: the conversion only renumbers registers."""
     return a_layout == MmaLayout((num_warps, 1)) and dot.operands[0].dtype.bits == 16 \
-        and wgmma_fits(dot, num_warps, registers=True)
+        and wgmma_fits(dot, num_warps, registers=True, b_k_major=b_k_major)
 # --8<-- [end:rs]
 
 
@@ -198,10 +199,11 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
         return None
     if arch == "sm_90a":
         mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
-        b_shared = SharedOperandLayout(1, mma, k_contiguous(dot, b_layout))
-        if wgmma_in_registers(dot, a_layout, num_warps):
+        b_k_major = k_contiguous(dot, b_layout)
+        b_shared = SharedOperandLayout(1, mma, b_k_major)
+        if wgmma_in_registers(dot, a_layout, num_warps, b_k_major):
             return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
-        if wgmma_fits(dot, num_warps):
+        if wgmma_fits(dot, num_warps, b_k_major=b_k_major):
             return SharedOperandLayout(0, mma), b_shared, mma
     k_width = MMA_K_WIDTH.get(kind)
     m, n = acc.shape

@@ -30,15 +30,6 @@ from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
 from .geometry import WgmmaOperand, ldmatrix_operand
 
 
-def _is_zero(v: ir.Value | None) -> bool:
-    if v is None:
-        return True
-    op = v.owner
-    while op is not None and op.name in ("splat", "broadcast", "convert_layout"):
-        op = op.operands[0].owner
-    return op is not None and op.name == "constant" and op.attrs["value"] == 0
-
-
 def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
     """(load, user, shared layout) for each load whose tile feeds nothing but a dot operand:
     through a conversion to an mma operand (the user, which the ring replaces), or straight into
@@ -54,10 +45,16 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
         used_by = users.get(id(op.result), [])
         if len(used_by) != 1 or used_by[0] not in body.ops:
             continue
-        if not _is_zero(op.operands[2] if len(op.operands) > 2 else None):
+        if not ir.is_zero(op.operands[2] if len(op.operands) > 2 else None):
             continue
         user = used_by[0]
-        if user.name == "convert_layout":
+        if user.name == "trans" and tuple(user.attrs["perm"]) == (1, 0) and user in body.ops:
+            read_by = users.get(id(user.result), [])
+            shared = ldmatrix_operand(read_by[0]) if len(read_by) == 1 and read_by[0].name == "convert_layout" else None
+            if isinstance(shared, WgmmaOperand) and _copies_rows(shared) and \
+                    _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
+                found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
+        elif user.name == "convert_layout":
             shared = ldmatrix_operand(user)
             copied = _run(op.operands[0], shared) * op.result.dtype.itemsize if shared is not None else 0
             if copied >= 4 and _copies_rows(shared):  # cp.async copies 4 bytes or more
@@ -85,11 +82,12 @@ def _fma_ring(dot: ir.Op, op_idx: int):
     return fma_operand_swizzle(op_idx, operand.shape, 32, acc.layout, acc.shape)
 
 
-def _run(ptrs: ir.Value, shared=None) -> int:
+def _run(ptrs: ir.Value, shared=None, transposed: bool = False) -> int:
     """Elements each thread copies at once: its run along the buffer's lines (the rows; a K-major
-    B's columns), up to 16 bytes."""
+    B's columns; for a `transposed` load, the loaded tile's other dimension), up to 16 bytes."""
     layout = ptrs.layout
     along = shared.line_dim if isinstance(shared, WgmmaOperand) else len(ptrs.shape) - 1
+    along = 1 - along if transposed else along
     if layout is None or layout.order[0] != along:
         return 1
     return min(layout.contig_per_thread(ptrs.shape), 128 // ptrs.dtype.pointee.bits)
@@ -182,12 +180,15 @@ class Pipeliner:
         slots = stages + (wgmma is not None)
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
+        transposes = {id(load): load_user for load, convert, _ in pairs for load_user in body.ops
+                      if load_user.name == "trans" and convert.operands[0] is load_user.result}
         for load, convert, shared in pairs:
             stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = stage_bytes * slots
+            transposed = {"perm": (1, 0)} if id(load) in transposes else {}
             rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared,
-                              run=_run(load.operands[0], shared)))
+                              run=_run(load.operands[0], shared, bool(transposed)), **transposed))
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
@@ -227,7 +228,8 @@ class Pipeliner:
             else:
                 replace[id(user.result)] = _emit(ops, "local_read", [read_stage], layout=user.result.layout,
                                                  loc=user.loc, type=user.result.type, **ring)
-        skip = {id(op) for load, user, _ in pairs for op in (load, user) if op.name != "dot"}
+        skip = {id(op) for load, user, _ in pairs for op in (load, user) if op.name != "dot"} | \
+            {id(op) for op in transposes.values()}
         for op in body.ops[:-1]:
             if id(op) not in skip:
                 op.operands = [replace.get(id(v), v) for v in op.operands]

@@ -14,6 +14,7 @@ from ..exercise_hooks import replaceable
 def simplify(fn: ir.Function) -> ir.Function:
     replaced: dict[int, ir.Value] = {}
     _simplify_block(fn.body, {}, replaced)
+    _fold_dot_adds(fn)
     _remove_dead(fn)
     ir.verify(fn)
     return fn
@@ -77,6 +78,32 @@ def _simplify_block(block: ir.Block, seen: dict, replaced: dict[int, ir.Value]) 
         kept.append(op)
     block.ops = kept
 # --8<-- [end:cse]
+
+
+# --8<-- [start:dot-add]
+def _fold_dot_adds(fn: ir.Function) -> None:
+    """`dot(a, b) + d` becomes `dot(a, b, d)`, as Triton combines them: where the dot's accumulator
+    is zero and its result is read by that add alone, in the same block. The sum then accumulates
+    where `d` is (attention's backward: `dk += tl.dot(ds, q)`), with no second tile of the
+    accumulator's size held beside it, and the tensor cores add `d` in as they go."""
+    uses: dict[int, int] = {}
+    for op in fn.walk():
+        for v in op.operands:
+            uses[id(v)] = uses.get(id(v), 0) + 1
+    for block in [fn.body] + [region for op in fn.walk() for region in op.regions]:
+        here, folded = {id(op) for op in block.ops}, set()
+        for op in block.ops:
+            if op.name != "add" or op.result.type != op.operands[0].type or op.operands[0].type != op.operands[1].type:
+                continue
+            for dot, other in ((op.operands[0].owner, op.operands[1]), (op.operands[1].owner, op.operands[0])):
+                if dot is not None and dot.name == "dot" and id(dot) in here and id(dot) not in folded \
+                        and uses[id(dot.result)] == 1 and ir.is_zero(dot.operands[2]):
+                    op.name, op.attrs, op.loc = "dot", dict(dot.attrs), dot.loc
+                    op.operands = [*dot.operands[:2], other]
+                    folded.add(id(dot))
+                    break
+        block.ops = [op for op in block.ops if id(op) not in folded]
+# --8<-- [end:dot-add]
 
 
 # --8<-- [start:loop-invariants]

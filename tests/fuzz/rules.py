@@ -312,9 +312,10 @@ def shift(op: str, a, b, t: DType, arithmetic: bool) -> np.ndarray:
 
 
 def umulhi(a, b, t: DType) -> np.ndarray:
-    """The high half of the double-width product (signed for signed types)."""
-    a, b = _as_python(np.asarray(a).astype(t.holder)), _as_python(np.asarray(b).astype(t.holder))
-    high = np.frompyfunc(lambda x, y: ((x * y) >> t.bits) & ((1 << t.bits) - 1), 2, 1)(a, b)
+    """The high half of the double-width product of the operands read as unsigned (Triton's
+    `mulhiui`, for signed types too)."""
+    a, b = (_as_python(np.asarray(v).astype(t.holder).view(_unsigned(t))) for v in (a, b))
+    high = np.frompyfunc(lambda x, y: (x * y) >> t.bits, 2, 1)(a, b)
     return high.astype(np.uint64).astype(_unsigned(t)).view(t.holder) if t.bits == 64 else \
         high.astype(np.int64).astype(_unsigned(t)).view(t.holder)
 

@@ -1,0 +1,350 @@
+"""The GPU code agrees with the interpreter: the families of disagreement the differential fuzzer
+found (tests/fuzz), one section each.
+
+Each family is held three ways. The register rule that was wrong runs on the CPU through LLVM's
+JIT (`host_llvm.py`) against the interpreter's answer; a kernel runs in the interpreter and, where
+a GPU is here, on it (the `device` fixture: its `cuda` case is marked `gpu`), against numpy; and
+where one fact of the generated code shows the fix, the CPU suite asserts it.
+
+- int1 is unsigned, as in Triton (`tl.dtype.UINT_TYPES`): a reduction's combine step compared
+  booleans with signed predicates, under which True (all ones: -1) is below False, so argmax and
+  argmin of booleans picked the wrong element (fuzz seeds 39, 112, 130, 150, 189, 238, 250).
+- `tl.umulhi` is the high half of the product of the operands read as unsigned, for int32 and
+  int64 too (Triton's `mulhiui`, lowered to `__nv_umulhi`): the interpreter multiplied signed
+  values (seeds 80, 155, 170, 230, 270).
+- Float `%` is C's fmod, and fmod(x, ±inf) is x for a finite x: the GPU's x - trunc(x / y) * y
+  made it 0 * inf, NaN (seed 269).
+- Shifts by an amount outside [0, width) and INT_MIN // -1, which LLVM leaves poison or undefined
+  (the fuzzer keeps them out of its programs): both backends follow the interpreter's rule.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton import interpreter, ir
+from minitriton.codegen.elementwise import apply
+from minitriton.codegen.movement import _combine
+
+sys.path.insert(0, str(Path(__file__).parent))
+from host_llvm import run_rule  # noqa: E402
+
+SIGNED_INTS = [ir.int8, ir.int16, ir.int32, ir.int64]
+UNSIGNED_INTS = [ir.uint8, ir.uint16, ir.uint32, ir.uint64]
+
+
+def corner_values(dtype: ir.DType) -> np.ndarray:
+    """Values where a signed and an unsigned reading of the bits part: the top bit set or not,
+    the ends of the range, and small numbers (a few of each, so that ties are common)."""
+    if dtype.is_bool():
+        return np.array([False, True])
+    if dtype.is_floating():
+        return np.array([-np.inf, -1e30, -2.5, -0.0, 0.0, 1.0, 3e38 if dtype.bits == 32 else 1e300, np.inf], dtype.np)
+    info = np.iinfo(dtype.np)
+    top = 1 << (dtype.bits - 1)
+    values = {0, 1, 2, info.max, info.max - 1, info.min, info.min + 1}
+    values |= {top, top - 1, top + 1} if dtype.is_int_unsigned() else {-1, -2}
+    return np.array(sorted(v for v in values if info.min <= v <= info.max), dtype.np)
+
+
+# ------------------------------------------------------------------- argmax and argmin of int1
+
+def _combine_reference(kind: str, va, ia, vb, ib):
+    """Triton's combine of two partial (value, index) results: the better value, the lower index
+    among equal ones (`_argmax_combine_tie_break_left`), compared as the values' own type."""
+    better = vb > va if kind == "argmax" else vb < va
+    take_b = better | ((vb == va) & (ib < ia))
+    return np.where(take_b, vb, va), np.where(take_b, ib, ia)
+
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", [ir.int1, *SIGNED_INTS, *UNSIGNED_INTS, ir.float32, ir.float64], ids=str)
+def test_the_combine_step_orders_values_by_their_type(kind, dtype):
+    """The step that merges two partial argmax/argmin results, on every pair of corner values and
+    a few index orders: True is above False, a uint32 with its top bit set above one without."""
+    values = corner_values(dtype)
+    va, vb = (a.reshape(-1) for a in np.meshgrid(values, values))
+    ia = np.tile(np.array([3, 5, 4], np.int32), len(va))[:len(va)]
+    ib = np.full(len(va), 4, np.int32)
+    build = lambda lw, *r: _combine(lw, kind, [dtype, ir.int32], (r[0], r[1]), (r[2], r[3]))
+    got = run_rule(build, [dtype, ir.int32] * 2, [dtype, ir.int32], va, ia, vb, ib)
+    want = _combine_reference(kind, va, ia, vb, ib)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", [ir.int1, *SIGNED_INTS, *UNSIGNED_INTS], ids=str)
+def test_maximum_and_minimum_order_integers_by_their_type(name, dtype):
+    """`tl.maximum` and the max/min reductions' step (`tl.max(x, return_indices=True)` keeps an
+    int1's type), against the interpreter's rule."""
+    values = corner_values(dtype)
+    a, b = (v.reshape(-1) for v in np.meshgrid(values, values))
+    got = run_rule(lambda lw, x, y: [apply(lw, name, None, dtype, x, y)], [dtype] * 2, [dtype], a, b)[0]
+    np.testing.assert_array_equal(got, (np.maximum if name == "maximum" else np.minimum)(a, b))
+
+
+@triton.jit
+def extremes_kernel(x_ptr, index_ptr, value_ptr, n, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr):
+    """Along AXIS of an (R, C) tile: argmax, argmin, and the indices and values of max and min with
+    return_indices. The programs split the other axis, whose length n the last one does not fill."""
+    pid = tl.program_id(0)
+    if AXIS == 1:
+        rows, cols = pid * R + tl.arange(0, R)[:, None], tl.arange(0, C)[None, :]
+        offs, mask = rows * C + cols, rows < n
+        out = pid * R + tl.arange(0, R)
+    else:
+        rows, cols = tl.arange(0, R)[:, None], pid * C + tl.arange(0, C)[None, :]
+        offs, mask = rows * n + cols, cols < n
+        out = pid * C + tl.arange(0, C)
+    x = tl.load(x_ptr + offs, mask=mask)
+    vmax, imax = tl.max(x, AXIS, return_indices=True)
+    vmin, imin = tl.min(x, AXIS, return_indices=True)
+    tl.static_assert(vmax.dtype == x.dtype and vmin.dtype == x.dtype)
+    tl.store(index_ptr + out, tl.argmax(x, AXIS), mask=out < n)
+    tl.store(index_ptr + n + out, tl.argmin(x, AXIS), mask=out < n)
+    tl.store(index_ptr + 2 * n + out, imax, mask=out < n)
+    tl.store(index_ptr + 3 * n + out, imin, mask=out < n)
+    tl.store(value_ptr + out, vmax, mask=out < n)
+    tl.store(value_ptr + n + out, vmin, mask=out < n)
+
+
+# (R, C, num_warps) for a reduction along axis 1, transposed for axis 0: the first folds in each
+# thread, across lanes and across warps; the second in one warp. Every type takes the first; int1,
+# whose combine was wrong, the second too (the other types fold through the same combine step).
+SHAPES = [(4, 512, 4), (8, 16, 1)]
+EXTREMES_CASES = [(dtype, SHAPES[0]) for dtype in
+                  (ir.int1, ir.uint8, ir.uint32, ir.uint64, ir.int16, ir.int64, ir.float32)] + [(ir.int1, SHAPES[1])]
+
+
+def _extremes_case(dtype: ir.DType, axis: int, shape, seed: int):
+    R, C, num_warps = shape if axis == 1 else (shape[1], shape[0], shape[2])
+    lines = 3 * (R if axis == 1 else C) - 3  # the last program's tile is not full
+    length = C if axis == 1 else R
+    rng = np.random.default_rng(seed)
+    data = rng.choice(corner_values(dtype), (lines, length))
+    data[0], data[1] = data[0, 0], data[1, 0]  # lines of one value: the first index wins
+    data[2] = data[2].min()
+    data[3, :] = 0
+    data[3, length - 1] = 1  # the one larger value at the end of a line
+    x = data if axis == 1 else np.ascontiguousarray(data.T)
+    return x, lines, R, C, num_warps
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype, shape", EXTREMES_CASES, ids=[f"{d}-{s[2]}warps" for d, s in EXTREMES_CASES])
+def test_argmax_and_argmin_along_each_axis(dtype, shape, axis, device):
+    x, lines, R, C, num_warps = _extremes_case(dtype, axis, shape, seed=11)
+    index = device.array(np.full(4 * lines, -7, np.int32))
+    value = device.array(np.full(2 * lines, x.reshape(-1)[5], dtype.np))
+    grid = (3,)
+    extremes_kernel[grid](device.array(x), index, value, lines, R=R, C=C, AXIS=axis, num_warps=num_warps)
+    got, values = device.numpy(index).reshape(4, lines), device.numpy(value).reshape(2, lines)
+    for k, want in enumerate([x.argmax(axis), x.argmin(axis), x.argmax(axis), x.argmin(axis)]):
+        np.testing.assert_array_equal(got[k], want, err_msg=["argmax", "argmin", "max", "min"][k])
+    np.testing.assert_array_equal(values[0], x.max(axis))
+    np.testing.assert_array_equal(values[1], x.min(axis))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_no_signed_predicate_compares_booleans(axis):
+    """The compiled argmax/argmin of int1 compare with unsigned predicates (`icmp ugt i1`), never
+    signed ones, under which True would be below False."""
+    x, lines, R, C, num_warps = _extremes_case(ir.int1, axis, SHAPES[0], seed=0)
+    llir = extremes_kernel.warmup(x, np.zeros(4 * lines, np.int32), np.zeros(2 * lines, np.bool_), lines, R=R, C=C,
+                                  AXIS=axis, num_warps=num_warps, grid=(3,), target="sm_90a").asm["llir"]
+    assert re.search(r"icmp u[gl]t i1 ", llir)
+    assert not re.search(r"icmp s[gl][te] i1 ", llir)
+
+
+# ------------------------------------------------------------------------------------- umulhi
+
+def _umulhi_reference(a: np.ndarray, b: np.ndarray, dtype: ir.DType) -> np.ndarray:
+    bits = dtype.bits
+    high = [((int(x) % (1 << bits)) * (int(y) % (1 << bits))) >> bits for x, y in zip(a, b)]
+    return np.array(high, np.uint64).astype(f"uint{bits}").view(dtype.np)
+
+
+UMULHI_TYPES = [ir.int32, ir.int64, ir.uint32, ir.uint64]
+
+
+@pytest.mark.parametrize("dtype", UMULHI_TYPES, ids=str)
+def test_umulhi_reads_both_operands_as_unsigned_in_both_backends(dtype):
+    """The interpreter's rule and the GPU's register rule (`mul.hi.u32` / `mul.hi.u64`) agree."""
+    values = corner_values(dtype)
+    a, b = (v.reshape(-1) for v in np.meshgrid(values, values))
+    want = _umulhi_reference(a, b, dtype)
+    np.testing.assert_array_equal(interpreter._umulhi(a, b), want)
+    got = run_rule(lambda lw, x, y: [apply(lw, "umulhi", None, dtype, x, y)], [dtype] * 2, [dtype], a, b)[0]
+    np.testing.assert_array_equal(got, want)
+
+
+@triton.jit
+def umulhi_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.umulhi(tl.load(x_ptr + offs, mask=mask), tl.load(y_ptr + offs, mask=mask)),
+             mask=mask)
+
+
+@pytest.mark.parametrize("dtype", UMULHI_TYPES, ids=str)
+def test_umulhi_of_negative_numbers(dtype, device):
+    info = np.iinfo(dtype.np)
+    rng = np.random.default_rng(dtype.bits)
+    n = 300
+    x, y = (rng.integers(info.min, info.max, n, dtype.np, endpoint=True) for _ in range(2))
+    x[:4], y[:4] = [-7, -1, 3, 1000] if dtype.is_int_signed() else [7, 1, 3, 1000], [-7, -1, -1, -1] \
+        if dtype.is_int_signed() else [7, 1, info.max, info.max]
+    out = device.array(np.full(n, 5, dtype.np))
+    umulhi_kernel[(3,)](device.array(x), device.array(y), out, n, BLOCK=128)
+    np.testing.assert_array_equal(device.numpy(out), _umulhi_reference(x, y, dtype))
+
+
+def test_umulhi_compiles_to_the_unsigned_high_multiply():
+    for dtype in UMULHI_TYPES:
+        x = np.zeros(8, dtype.np)
+        ptx = umulhi_kernel.warmup(x, x, x, 8, BLOCK=8, grid=(1,), target="sm_90a").asm["ptx"]
+        assert f"mul.hi.u{dtype.bits}" in ptx and "mul.hi.s" not in ptx, dtype
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "uint16", "int1", "fp32"])
+def test_umulhi_takes_only_tritons_four_types(name):
+    x = np.zeros(8, np.dtype(ir.dtype_named(name).np))
+    with pytest.raises(triton.CompilationError, match=r"Expected dtype \['int32', 'int64', 'uint32', 'uint64'\]"):
+        umulhi_kernel.warmup(x, np.zeros(8, np.int32), np.zeros(8, np.int32), 8, BLOCK=8, grid=(1,), target="sm_90a")
+
+
+# ----------------------------------------------------------------------------- fmod by infinity
+
+SPECIALS = [0.0, -0.0, 1.0, -1.0, 2.5, -7.25, 1275.0, 3.0e-3, np.inf, -np.inf, np.nan]
+
+
+def _fmod_pairs(dtype: np.dtype):
+    x, y = (v.reshape(-1) for v in np.meshgrid(np.array(SPECIALS, dtype), np.array(SPECIALS, dtype)))
+    return x, y
+
+
+@pytest.mark.parametrize("dtype", [ir.float32, ir.float64], ids=str)
+def test_the_remainder_rule_is_fmod_at_every_special_value(dtype):
+    """Every pair of zeros, infinities, NaN and finite numbers: an infinite divisor gives the
+    dividend, a zero divisor or an infinite dividend NaN, as C's fmod (the interpreter's rule)."""
+    x, y = _fmod_pairs(dtype.np)
+    got = run_rule(lambda lw, a, b: [apply(lw, "rem", None, dtype, a, b)], [dtype] * 2, [dtype], x, y)[0]
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(got, np.fmod(x, y))
+
+
+@triton.jit
+def remainder_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) % tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_float_remainder_by_an_infinity_is_the_dividend(dtype, device):
+    x, y = _fmod_pairs(dtype)
+    rng = np.random.default_rng(3)
+    x = np.concatenate([x, rng.uniform(-2000, 2000, 100).astype(dtype)])
+    y = np.concatenate([y, rng.choice([np.inf, -np.inf, 3.5, -0.75], 100).astype(dtype)])
+    out = device.array(np.full(len(x), 99, dtype))
+    remainder_kernel[(2,)](device.array(x), device.array(y), out, len(x), BLOCK=128)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(device.numpy(out), np.fmod(x, y))
+
+
+# ------------------------------------------------------------- shifts past the width, INT_MIN // -1
+# Triton 3.6 leaves these to LLVM, which makes a shift by the width or more poison and INT_MIN // -1
+# undefined. minitriton's rule is its interpreter's, which is numpy's and so Triton's interpreter's
+# (PTX's shifts clamp the same way): a shift by an amount outside [0, width) leaves 0, or copies of
+# the sign bit for an arithmetic `>>`; INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0 (as x //
+# 0 and x % 0 are 0: tests/test_kernel_errors.py). Codegen guards the amounts and divisors it does
+# not know to be safe.
+
+def _wrap(value: int, dtype: ir.DType) -> int:
+    value %= 1 << dtype.bits
+    return value - (1 << dtype.bits) if dtype.is_int_signed() and value >> (dtype.bits - 1) else value
+
+
+def _shift_reference(x: int, amount: int, dtype: ir.DType, left: bool) -> int:
+    if 0 <= amount < dtype.bits:
+        return _wrap(x << amount, dtype) if left else x >> amount  # Python's >> of a negative is arithmetic
+    return 0 if left or x >= 0 else -1
+
+
+def _division_reference(x: int, y: int, dtype: ir.DType, remainder: bool) -> int:
+    if y == 0:
+        return 0
+    quotient = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # toward zero, as C
+    return _wrap(x - quotient * y if remainder else quotient, dtype)
+
+
+def _amounts(dtype: ir.DType) -> np.ndarray:
+    bits, info = dtype.bits, np.iinfo(dtype.np)
+    amounts = {0, 1, bits - 1, bits, bits + 1, 2 * bits, info.max}
+    amounts |= {-1, info.min} if dtype.is_int_signed() else set()
+    amounts |= {1 << 32, (1 << 32) + 1} if bits == 64 else set()  # out of range, but not their low 32 bits
+    return np.array(sorted(a for a in amounts if info.min <= a <= info.max), dtype.np)
+
+
+@pytest.mark.parametrize("name", ["shl", "shr"])
+@pytest.mark.parametrize("dtype", SIGNED_INTS + UNSIGNED_INTS, ids=str)
+def test_the_shift_rules_are_defined_for_every_amount(name, dtype):
+    x, amount = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), _amounts(dtype)))
+    got = run_rule(lambda lw, a, s: [apply(lw, name, None, dtype, a, s)], [dtype] * 2, [dtype], x, amount)[0]
+    want = [_shift_reference(int(a), int(s), dtype, name == "shl") for a, s in zip(x, amount)]
+    np.testing.assert_array_equal(got, np.array(want, dtype.np))
+
+
+@pytest.mark.parametrize("name", ["div", "rem"])
+@pytest.mark.parametrize("dtype", SIGNED_INTS + UNSIGNED_INTS, ids=str)
+def test_the_division_rules_are_defined_for_every_divisor(name, dtype):
+    """Every pair of corner values: x // 0 and x % 0 are 0, INT_MIN // -1 is INT_MIN, INT_MIN % -1
+    is 0. (On x86, an unguarded INT_MIN / -1 traps: the rule runs in a child process.)"""
+    x, y = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), corner_values(dtype)))
+    got = run_rule(lambda lw, a, b: [apply(lw, name, None, dtype, a, b)], [dtype] * 2, [dtype], x, y)[0]
+    want = [_division_reference(int(a), int(b), dtype, name == "rem") for a, b in zip(x, y)]
+    np.testing.assert_array_equal(got, np.array(want, dtype.np))
+
+
+@triton.jit
+def integer_edges_kernel(x_ptr, s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x, s = tl.load(x_ptr + offs, mask=mask), tl.load(s_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x << s, mask=mask)
+    tl.store(out_ptr + n + offs, x >> s, mask=mask)
+    tl.store(out_ptr + 2 * n + offs, x // s, mask=mask)
+    tl.store(out_ptr + 3 * n + offs, x % s, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [ir.int8, ir.int32, ir.uint32, ir.int64, ir.uint16], ids=str)
+def test_shifts_and_divisions_at_their_edges(dtype, device):
+    amounts = np.concatenate([_amounts(dtype), corner_values(dtype)])
+    x, s = (v.reshape(-1) for v in np.meshgrid(corner_values(dtype), amounts))
+    n = len(x)
+    out = device.array(np.full(4 * n, 3, dtype.np))
+    integer_edges_kernel[(triton.cdiv(n, 64),)](device.array(x), device.array(s), out, n, BLOCK=64)
+    got = device.numpy(out).reshape(4, n)
+    pairs = list(zip(x.tolist(), s.tolist()))
+    for k, want in enumerate([[_shift_reference(a, b, dtype, True) for a, b in pairs],
+                              [_shift_reference(a, b, dtype, False) for a, b in pairs],
+                              [_division_reference(a, b, dtype, False) for a, b in pairs],
+                              [_division_reference(a, b, dtype, True) for a, b in pairs]]):
+        np.testing.assert_array_equal(got[k], np.array(want, dtype.np), err_msg=["<<", ">>", "//", "%"][k])
+
+
+def test_a_64_bit_shift_checks_every_bit_of_its_amount():
+    """LLVM's NVPTX backend folds `select(amount < 64, x << amount, 0)` into one `shl.b64`, whose
+    amount PTX reads as 32 bits (2**32 + 1 would shift by 1): with the amount masked into range,
+    the check of all 64 bits and the select stay in the PTX."""
+    x = np.zeros(8, np.int64)
+    ptx = integer_edges_kernel.warmup(x, x, np.zeros(32, np.int64), 8, BLOCK=8, grid=(1,), target="sm_90a").asm["ptx"]
+    in_range = re.search(r"setp\.lt\.u64\s+(%p\d+), %rd\d+, 64;", ptx)
+    assert in_range and re.search(rf"selp\.b64\s+%rd\d+, %rd\d+, 0, {in_range.group(1)};", ptx), ptx
