@@ -153,9 +153,11 @@ class Memory:
         """One region for arrays whose bytes overlap: views of one host buffer, or one array given
         twice."""
         first, end = min(a.base for a in parts), max(a.end for a in parts)
-        arrays = [replace(e, start=e.start + a.base - first, end=e.end + a.base - first) for a in parts for e in a.arrays]
+        arrays = [replace(e, start=e.start + a.base - first, end=e.end + a.base - first)
+                  for a in parts for e in a.arrays]
         if all(a.base == parts[0].base and a.end == parts[0].end for a in parts):  # one array, given again
-            return Allocation(first, next((a.data for a in parts if a.data.flags.writeable), parts[0].data), arrays)
+            writable = next((a.data for a in parts if a.data.flags.writeable), parts[0].data)
+            return Allocation(first, writable, arrays)
         if any(a.data.ctypes.data != a.base for a in parts):
             names = " and ".join(a.name for a in parts)
             raise LaunchError(f"arguments {names} overlap on the device but are different arrays, "
@@ -175,7 +177,8 @@ class Memory:
 
     def store(self, addresses, values, mask, dtype: ir.DType, loc: Loc | None, origins=None) -> None:
         values = np.broadcast_to(values, np.shape(addresses)).reshape(-1)
-        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc, origins, writes=True):
+        for lanes, stored, index in self._resolve("store writes", addresses, mask, dtype, loc, origins,
+                                                  writes=True):
             stored[index] = _encode(values[lanes], dtype)
 
     def atomic(self, kind: str, addresses, values, mask, dtype: ir.DType, loc: Loc | None, origins=None):
@@ -242,8 +245,8 @@ class Memory:
             bad[np.flatnonzero(host)[found]] = False
         if bad.any():
             first = int(np.argmax(bad))
-            raise self._fault(verb, int(address[first]), int(lanes[first]), int(bad.sum()), shape, dtype, loc,
-                              self._nearest(int(address[first])))
+            raise self._fault(verb, int(address[first]), int(lanes[first]), int(bad.sum()), shape, dtype,
+                              loc, self._nearest(int(address[first])))
         inside = ~outside
         lanes, which, offset = lanes[inside], which[inside], offset[inside]
         for w in np.unique(which) if lanes.size else []:
@@ -306,7 +309,8 @@ class Memory:
                 continue
             low, high = int(address[here].min()), int(address[here].max()) + size
             view = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
-            region = Allocation(low, view, [Extent(f"host memory at {low:#x}", 0, high - low, "w" in perms)])
+            extent = Extent(f"host memory at {low:#x}", 0, high - low, "w" in perms)
+            region = Allocation(low, view, [extent])
             groups.append((lanes[here], region.view(dtype.storage), (address[here] - low) // size))
             found |= here
         return groups, found
@@ -334,9 +338,9 @@ class Memory:
             other = self._holder(address)
             other = other if other is not None and other.name != array.name else None
             if other is not None:  # what a GPU would touch without a word
-                hint = (f"a pointer made from {array.name} must stay in {array.name}, not reach {other.name} "
-                        f"(a GPU would use {other.name}'s data without a word): check the offsets' strides, "
-                        f"or mask the lanes that fall outside")
+                hint = (f"a pointer made from {array.name} must stay in {array.name}, "
+                        f"not reach {other.name} (a GPU would use {other.name}'s data without a word): "
+                        f"check the offsets' strides, or mask the lanes that fall outside")
         where = f" (tile element {tuple(int(i) for i in np.unravel_index(lane, shape))})" if shape else ""
         more = f"; {count} lanes of the tile fault" if count > 1 else ""
         inside = f"; that address is in {other.name}, another argument's array" if other is not None else ""
@@ -355,7 +359,10 @@ class Memory:
         as its base address and Extent, if any."""
         arrays = [(region.base + e.start, e) for region in self.allocations for e in region.arrays]
         best = min(arrays, key=lambda a: _distance(address, a[0], a[1].end - a[1].start), default=None)
-        if best is None or _distance(address, best[0], best[1].end - best[1].start) > max(best[1].end - best[1].start, 4096):
+        if best is None:
+            return None
+        size = best[1].end - best[1].start
+        if _distance(address, best[0], size) > max(size, 4096):
             return None
         return best
 # --8<-- [end:memory]
@@ -403,9 +410,11 @@ def pointer_origins(fn: ir.Function) -> dict[int, tuple[str, ...]]:
         for op in fn.walk():
             if op.name == "for":
                 loop = ir.loop_parts(op)
-                for init, carried, yielded, result in zip(loop.inits, loop.carried, loop.yielded, loop.results):
+                for init, carried, yielded, result in zip(loop.inits, loop.carried, loop.yielded,
+                                                          loop.results):
                     changed |= meet(carried, [init, yielded]) | meet(result, [init, yielded])
-            elif op.name == "while":  # before(values) -> condition(c, *passed); after(passed) -> yield(values)
+            elif op.name == "while":
+                # before(values) -> condition(c, *passed); after(passed) -> yield(values)
                 before, after = op.regions
                 for arg, init, yielded in zip(before.args, op.operands, after.terminator.operands):
                     changed |= meet(arg, [init, yielded])
@@ -414,7 +423,8 @@ def pointer_origins(fn: ir.Function) -> dict[int, tuple[str, ...]]:
             elif op.name == "if":
                 for i, result in enumerate(op.results):
                     changed |= meet(result, [region.terminator.operands[i] for region in op.regions])
-            elif op.name in POINTS_LIKE and (op.name not in ("cast", "bitcast") or op.operands[0].dtype.is_ptr()):
+            elif op.name in POINTS_LIKE and (op.name not in ("cast", "bitcast")
+                                             or op.operands[0].dtype.is_ptr()):
                 for result in op.results:
                     changed |= meet(result, [op.operands[i] for i in POINTS_LIKE[op.name]])
             else:

@@ -170,18 +170,21 @@ def misplaced_argument(kernel: JITFunction, bound: dict, specs: dict, constexprs
     argument's, and the error names it, at the line where the kernel's use of it failed. None if no
     argument explains the failure, or if several do each alone: in `x_ptr + y_ptr` either pointer
     made a number would compile, and the mistake is the kernel's (the language's error stands)."""
-    explained = [name for name, value in bound.items() if _compiles_as_the_other_kind(kernel, name, value, specs,
-                                                                                      constexprs, options)]
+    explained = [name for name, value in bound.items()
+                 if _compiles_as_the_other_kind(kernel, name, value, specs, constexprs, options)]
     if len(explained) != 1:
         return None
     name = explained[0]
     value = bound[name]
     if name in specs and specs[name][0].startswith("*"):
-        wanted, hint = "a number", "pass a number" + (f" ({name}.item())" if getattr(value, "ndim", 1) == 0 else "")
+        item = f" ({name}.item())" if getattr(value, "ndim", 1) == 0 else ""
+        wanted, hint = "a number", "pass a number" + item
     else:
-        wanted, hint = "a pointer", "pass an array there (a torch tensor, a numpy array, a DeviceArray)"
-    misplaced = ArgumentKindError(error.loc, f"argument `{name}` of {kernel.__name__} is {_described(value)}, "
-                                  f"but the kernel uses it as {wanted} ({error.message})", hint)
+        wanted = "a pointer"
+        hint = "pass an array there (a torch tensor, a numpy array, a DeviceArray)"
+    misplaced = ArgumentKindError(error.loc, f"argument `{name}` of {kernel.__name__} is "
+                                  f"{_described(value)}, but the kernel uses it as {wanted} "
+                                  f"({error.message})", hint)
     misplaced.__cause__ = error if debugging() else None
     misplaced.__suppress_context__ = True
     return misplaced
@@ -325,9 +328,10 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
                 return kernel.run_slow(*args, grid=grid, **kwargs)
             if entry is None:
                 return miss(key, values, grid, args, kwargs)
-            if entry[2] and _changed(entry[2]):  # a global the kernel read has changed: the slow way says so
-                return kernel.run_slow(*args, grid=grid, **kwargs)
-            entry[1](grid3(grid(dict(zip(names, values))) if callable(grid) else grid), *[value for _, value in read])
+            if entry[2] and _changed(entry[2]):  # a global the kernel read has changed:
+                return kernel.run_slow(*args, grid=grid, **kwargs)  # the slow way says so
+            entry[1](grid3(grid(dict(zip(names, values))) if callable(grid) else grid),
+                     *[value for _, value in read])
             return entry[0]
         except USER_ERRORS as error:
             raise for_the_user(error)

@@ -202,14 +202,15 @@ GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 def grid3(grid) -> tuple[int, int, int]:
     """`grid` as (x, y, z), checked before any backend runs it: an int, or a tuple (a list, a
-    1-d numpy array) of 1 to 3 ints, each at least 0 (a grid with a 0 launches nothing, as in Triton) and at most
-    CUDA's limit for its axis. The common `(n,)` is answered first."""
-    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int and 0 <= grid[0] <= GRID_LIMITS[0]:
+    1-d numpy array) of 1 to 3 ints, each at least 0 (a grid with a 0 launches nothing, as in
+    Triton) and at most CUDA's limit for its axis. The common `(n,)` is answered first."""
+    if grid.__class__ is tuple and len(grid) == 1 and grid[0].__class__ is int \
+            and 0 <= grid[0] <= GRID_LIMITS[0]:
         return (grid[0], 1, 1)
     if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
         grid = (grid,)
-    if not isinstance(grid, (tuple, list, np.ndarray)) or np.ndim(grid) > 1 and isinstance(grid, np.ndarray) \
-            or not 1 <= len(grid) <= 3:
+    if not isinstance(grid, (tuple, list, np.ndarray)) \
+            or np.ndim(grid) > 1 and isinstance(grid, np.ndarray) or not 1 <= len(grid) <= 3:
         raise LaunchError(f"the grid must be 1 to 3 non-negative sizes, got {_shown(grid)}; write a tuple "
                           f"of ints, or a function of the launch's arguments that returns one: "
                           f"lambda meta: (triton.cdiv(n, meta['BLOCK']),)")

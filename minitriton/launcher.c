@@ -353,7 +353,8 @@ static PyObject *hit_or_key(FastPath *self, PyObject *grid, PyObject *constants,
         return NULL;
     PyObject *capsule = PyDict_GetItemWithError(self->table, key);
     if (capsule == NULL && PyErr_ExceptionMatches(PyExc_TypeError))
-        PyErr_Clear(); /* an unhashable value (a list as an option): a miss, the slow way says what is wrong */
+        PyErr_Clear(); /* an unhashable value (a list as an option): a miss; the slow way says
+                          what is wrong */
     Entry *e = capsule == NULL ? NULL : (Entry *)PyCapsule_GetPointer(capsule, NULL);
     int held = e == NULL ? 0 : guards_hold(e);
     PyObject *result;

@@ -141,6 +141,17 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
     return source, compile(source, f"<launcher ({', '.join(slots)})>", "exec")
 
 
+def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
+    """The kernel's parameter buffer for `signature`, laid out as a C struct of the same fields
+    (each value at the next multiple of its own size, as `.param` space expects): its `struct`
+    layout and the offset of each argument."""
+    slots = tuple(_slot(kind) for kind in signature)
+    layout = struct.Struct("@" + "".join(_struct_code(s) for s in slots))
+    offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
+               for i in range(len(slots))]
+    return layout, offsets
+
+
 def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
                   shared_bytes: int | None = None, attributes: tuple[str, ...] = ()) -> Callable:
     """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`; given
@@ -153,10 +164,8 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     lock keeps two threads from filling it at once. `grid` is a 3-tuple; `launch.source` is the
     generated code."""
     slots = tuple(_slot(kind) for kind in signature)
-    layout = struct.Struct("@" + "".join(_struct_code(s) for s in slots))
+    layout, offsets = parameter_layout(signature)
     storage = ctypes.create_string_buffer(layout.size)
-    offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
-               for i in range(len(slots))]
     pointers = (ctypes.c_void_p * len(slots))(*(ctypes.addressof(storage) + o for o in offsets))
     described = f"{kernel.name}({', '.join(signature)})"
 
@@ -275,8 +284,8 @@ def compiled_launcher() -> tuple[Any, str]:
             loader = importlib.machinery.ExtensionFileLoader("_launcher", str(path))
             module = importlib.util.module_from_spec(importlib.util.spec_from_loader("_launcher", loader))
             loader.exec_module(module)
-        except (ImportError, OSError) as error:  # a damaged file (or a folder in its place): built again, once
-            remove(path)
+        except (ImportError, OSError) as error:  # a damaged file, or a folder in its place:
+            remove(path)  # built again, once
             why = f"the built launcher would not load: {error}"
             continue
         for hook in _LOAD_HOOKS:

@@ -136,14 +136,17 @@ def key_json(value):
     if inspect.isroutine(value):  # a builtin (math.sqrt)
         return {"builtin": _qualified(value)}
     if dataclasses.is_dataclass(value):
-        return {_qualified(type(value)): key_json({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})}
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return {_qualified(type(value)): key_json(fields)}
     if hasattr(value, "__dict__"):  # an object holding its fields (a config object, a namespace)
         return {_qualified(type(value)): key_json(vars(value))}
-    raise NoStableKey(f"{value!r} (a {type(value).__name__}) has no value that another process could compare")
+    raise NoStableKey(f"{value!r} (a {type(value).__name__}) has no value that another process "
+                      f"could compare")
 
 
 def _qualified(value) -> str:
-    return f"{getattr(value, '__module__', None)}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+    name = getattr(value, '__qualname__', getattr(value, '__name__', '?'))
+    return f"{getattr(value, '__module__', None)}.{name}"
 
 
 def _canonical(key) -> str:
@@ -177,9 +180,10 @@ def constant(name: str, value):
     if isinstance(value, list):
         value = tuple(constant(f"{name}[{i}]", v) for i, v in enumerate(value))
     if _is_array(value):
-        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled for, but got "
-                          f"an array ({type(value).__name__}); pass a number, a string, a dtype or a tuple "
-                          f"of them, or drop the tl.constexpr annotation to pass the array at run time")
+        raise LaunchError(f"argument `{name}` is a tl.constexpr, a value the kernel is compiled "
+                          f"for, but got an array ({type(value).__name__}); pass a number, a string, "
+                          f"a dtype or a tuple of them, or drop the tl.constexpr annotation to pass "
+                          f"the array at run time")
     try:
         hash(value)
     except TypeError:
@@ -213,9 +217,9 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
         elif 0 <= value < 2**64:
             kind = "u64"
         else:
-            raise ArgumentOverflow(f"argument `{name}` = {value} is out of range: it does not fit in 64 bits "
-                                   f"(-2**63 to 2**64 - 1; integer to be specialized too large to "
-                                   f"represent)")
+            raise ArgumentOverflow(f"argument `{name}` = {value} is out of range: it does not fit "
+                                   f"in 64 bits (-2**63 to 2**64 - 1; integer to be specialized too "
+                                   f"large to represent)")
         return (kind, value % 16 == 0, value == 1) if specialized else (kind, False, False)
     if isinstance(value, float):
         return ("fp32",)

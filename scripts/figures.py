@@ -1,6 +1,7 @@
 """Draw the book's figures and write its listings from the compiler's own objects.
 
-    python scripts/figures.py          # rewrite chapters/figures/ (needs Graphviz's `dot`)
+    python scripts/figures.py              # rewrite chapters/figures/ (needs Graphviz's `dot`)
+    python scripts/figures.py add.launcher # print listings (chapters/figures/NAME.txt), write nothing
 
 Every figure NAME becomes `NAME.gv` (its Graphviz source) and `NAME.svg` (drawn by `dot`, stamped
 with the sha256 of the source it was drawn from). Every listing becomes `NAME.txt`: text the
@@ -705,6 +706,198 @@ def backend_figures() -> dict[str, str]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------------
+# Figures drawn as SVG from the compiler's decisions: the contiguity runs that become vector loads
+# (chapter 5), the butterfly of a warp reduction (chapter 8), a launch's parameter buffer (chapter 9).
+# Each is drawn for the book's column (COLUMN px wide, text of at least 10 px) with a legend.
+# ---------------------------------------------------------------------------------------------------
+
+COLUMN = 688.0  # px: the width of the book's text column at page size
+RUN_COLORS = ("#8dd3c7", "#fdb462", "#bebada", "#80b1d3")
+STEP_COLORS = ("#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00")
+
+
+def _svg(height: float, body: list[str]) -> str:
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{COLUMN:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {COLUMN:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        '<defs><pattern id="masked" width="5" height="5" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="5" stroke="#525252" '
+        'stroke-width="1.5"/></pattern></defs>',
+        *body, "</svg>"]) + "\n"
+
+
+def _text(x: float, y: float, text: str, size: float = 11, anchor: str = "start", weight: str = "") -> str:
+    bold = ' font-weight="bold"' if weight else ""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{bold}>{escaped}</text>'
+
+
+def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "#737373", width: float = 0.6) -> str:
+    return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}" '
+            f'stroke="{stroke}" stroke-width="{width}"/>')
+
+
+def _first_load(kernel, *args, **constexprs) -> tuple[ir.Op, object, object, list[str]]:
+    """The first load of `kernel` after the coalescing pass, the axis facts of its pointers and of
+    its mask, and the global loads of its PTX for TARGET."""
+    from minitriton.frontend import generate
+    from minitriton.passes.coalesce import AxisAnalysis, coalesce
+    from minitriton.passes.simplify import simplify
+    from minitriton.specialize import arg_spec, specialize
+
+    bound = kernel.bind(args, constexprs)
+    specs = {n: arg_spec(specialize(n, v)) for n, v in bound.items() if n not in kernel.constexpr_names}
+    fn = simplify(generate(kernel, specs, {n: v for n, v in bound.items() if n in kernel.constexpr_names}))
+    analysis = AxisAnalysis(fn)
+    coalesce(fn, 4)
+    load = next(op for op in fn.walk() if op.name == "load")
+    ptx = compiled(kernel, *args, **constexprs).asm["ptx"]
+    return load, analysis[load.operands[0]], analysis[load.operands[1]], _lines(ptx, "ld.global").split("\n")
+
+
+def contiguity_figure() -> str:
+    """The tile of `copy_tile`'s last program over a 20 x 48 (then 20 x 45) matrix: each element
+    coloured by the vector access that loads it, as the coalescing pass decided from the axis facts."""
+    copy_tile = example("coalesce_examples").copy_tile
+    f32 = _aligned(1, np.float32)
+    cases = [("rows 64 floats apart, N = 48: multiples of 16", 20, 48, 64),
+             ("rows 45 floats apart, N = 45: no multiple of 16", 20, 45, 45)]
+    block_m, block_n, cell, left = 16, 32, 14.0, 70.0
+    body, y = [], 18.0
+    body.append(_text(4, y, f"copy_tile, BLOCK_M={block_m}, BLOCK_N={block_n}, fp32, 4 warps: the tile of "
+                            f"program (1, 1), rows {block_m}-{2 * block_m - 1}, columns {block_n}-{2 * block_n - 1}",
+                      12, weight="bold"))
+    y += 12
+    for title, m, n, stride in cases:
+        load, pointers, mask, ptx = _first_load(copy_tile, f32, f32, m, n, stride, BLOCK_M=block_m, BLOCK_N=block_n)
+        vector, dim = load.attrs["vector"], load.attrs["contig_dim"]
+        y += 18
+        body.append(_text(4, y, title, 11, weight="bold"))
+        facts = (f"pointers: contiguity {pointers.contiguity[dim]}, divisibility {pointers.divisibility[dim]} B; "
+                 f"mask: constancy {mask.constancy[dim]}  ->  vector = {vector}: "
+                 f"{ptx[0].split()[1] if ptx[0].split()[0].startswith('@') else ptx[0].split()[0]}")
+        body.append(_text(4, y + 16, facts, 11))
+        y += 26
+        for r in range(block_m):
+            row = block_m + r
+            body.append(_text(left - 6, y + cell * 0.75, f"row {row}", 10, "end"))
+            for c in range(block_n):
+                col = block_n + c
+                x = left + c * cell
+                body.append(_rect(x, y, cell, cell, RUN_COLORS[(c // vector) % len(RUN_COLORS)]))
+                if row >= m or col >= n:
+                    body.append(_rect(x, y, cell, cell, "url(#masked)"))
+            y += cell
+        for c in range(0, block_n, 4):
+            body.append(_text(left + c * cell + 1, y + 12, str(block_n + c), 10))
+        y += 16
+    y += 14
+    for i, color in enumerate(RUN_COLORS[:2]):
+        body.append(_rect(4 + i * 14, y - 10, 12, 12, color))
+    body.append(_text(36, y, "a run of one colour: what one thread loads with one instruction", 11))
+    body.append(_rect(380, y - 10, 12, 12, "url(#masked)"))
+    body.append(_text(396, y, "masked off: row >= M or column >= N", 11))
+    return _svg(y + 10, body)
+
+
+def butterfly_figure() -> str:
+    """Which lanes exchange partial results at each step of a warp reduction, for two reductions
+    as the compiler lays them out: the butterfly masks are the layout's lane bits along the axis."""
+    from minitriton.examples.attention import attention_fwd_kernel
+    from minitriton.examples.tutorials import softmax_kernel
+
+    f16, f32 = _aligned(1, np.float16), _aligned(1, np.float32)
+    cases = [
+        ("softmax_kernel: tl.max of a row of 1024 fp32, 4 warps",
+         backend_ir(softmax_kernel, f32, f32, 784, 784, 301, 784, BLOCK_SIZE=1024, num_stages=2)),
+        ("attention_fwd_kernel: tl.max of the 64 x 32 scores along axis 1, 4 warps",
+         backend_ir(attention_fwd_kernel, f16, f16, f16, f16, f32, 0.125, 16384, 8192, 64, 1, 2, 128,
+                    HEAD_DIM=64, BLOCK_M=64, BLOCK_N=32, CAUSAL=False)),
+    ]
+    left, pitch, gap = 70.0, 19.0, 30.0
+    lane_x = lambda lane: left + lane * pitch
+    body, y = [], 4.0
+    for title, kernel in cases:
+        reduce = next(op for op in kernel.fn.walk() if op.name == "reduce")
+        source, axis = reduce.operands[0], reduce.attrs["axis"]
+        masks = source.layout.lane_masks_along(axis, source.shape)
+        warps = source.layout.warp_masks_along(axis, source.shape)
+        y += 16
+        body.append(_text(4, y, title, 12, weight="bold"))
+        body.append(_text(4, y + 15, f"{source.layout}", 10))
+        y += 38
+        for lane in range(32):
+            body.append(_text(lane_x(lane), y - 6, str(lane), 10, "middle"))
+        for step, mask in enumerate(masks):
+            top, bottom = y + step * gap, y + (step + 1) * gap
+            color = STEP_COLORS[step % len(STEP_COLORS)]
+            body.append(_text(4, (top + bottom) / 2 + 4, f"xor {mask}", 11))
+            for lane in range(32):
+                body.append(f'<line x1="{lane_x(lane):.1f}" y1="{top:.1f}" x2="{lane_x(lane):.1f}" '
+                            f'y2="{bottom:.1f}" stroke="#cccccc" stroke-width="1"/>')
+                body.append(f'<line x1="{lane_x(lane ^ mask):.1f}" y1="{top:.1f}" x2="{lane_x(lane):.1f}" '
+                            f'y2="{bottom:.1f}" stroke="{color}" stroke-width="1.1"/>')
+        for step in range(len(masks) + 1):
+            for lane in range(32):
+                body.append(f'<circle cx="{lane_x(lane):.1f}" cy="{y + step * gap:.1f}" r="2.6" fill="#4d4d4d"/>')
+        y += len(masks) * gap + 18
+        after = (f"then {1 << len(warps)} warps meet in shared memory" if warps
+                 else "no other warp holds part of a row: no shared memory")
+        body.append(_text(4, y, f"{len(masks)} steps: each group of {1 << len(masks)} lanes holds its result; "
+                                f"{after}", 11))
+        y += 8
+    y += 20
+    body.append(f'<line x1="4" y1="{y - 4}" x2="24" y2="{y - 4}" stroke="{STEP_COLORS[0]}" stroke-width="1.5"/>')
+    body.append(_text(30, y, "the partial result a lane receives from lane ^ mask (shfl.sync.bfly)", 11))
+    body.append(f'<line x1="420" y1="{y - 4}" x2="440" y2="{y - 4}" stroke="#cccccc" stroke-width="1.5"/>')
+    body.append(_text(446, y, "its own, combined with it", 11))
+    return _svg(y + 10, body)
+
+
+def parameter_figure() -> str:
+    """The parameter buffer `launcher.parameter_layout` lays out for the layer norm forward kernel,
+    as specialized for two launches: each argument's offset, size and alignment, and the padding."""
+    from minitriton import launcher
+    from minitriton.examples.tutorials import _layer_norm_fwd_fused
+
+    f32 = _aligned(1, np.float32)
+    cases = [("N = 300: an int32", 300), ("N = 2**31: an int64, aligned to 8 bytes", 2**31)]
+    left, scale = 16.0, 9.0  # px per byte
+    body, y = [_text(4, 16, "_layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps): "
+                            "the bytes cuLaunchKernel reads", 12, weight="bold")], 24.0
+    for title, n in cases:
+        metadata = compiled(_layer_norm_fwd_fused, f32, f32, f32, f32, f32, f32, 304, n, 1e-5,
+                            BLOCK_SIZE=128).metadata
+        kinds = ["ptr" if dtype.startswith("ptr") else dtype for dtype in metadata.signature]
+        layout, offsets = launcher.parameter_layout(kinds)
+        y += 22
+        body.append(_text(4, y, f"{title}: {layout.size} bytes", 11, weight="bold"))
+        y += 8
+        end = 0
+        for name, kind, offset in zip(metadata.runtime_args, metadata.signature, offsets):
+            size = 8 if kind.startswith("ptr") else ir.dtype_named(kind).itemsize
+            if offset > end:
+                body.append(_rect(left + end * scale, y, (offset - end) * scale, 34, "url(#masked)"))
+            body.append(_rect(left + offset * scale, y, size * scale, 34,
+                              "#b3cde3" if kind.startswith("ptr") else "#ccebc5"))
+            body.append(_text(left + (offset + size / 2) * scale, y + 14, name, 10, "middle"))
+            body.append(_text(left + (offset + size / 2) * scale, y + 28,
+                              "ptr" if kind.startswith("ptr") else kind, 10, "middle"))
+            body.append(_text(left + offset * scale, y + 48, str(offset), 10, "middle"))
+            end = offset + size
+        body.append(_text(left + end * scale, y + 48, str(end), 10, "middle"))
+        y += 52
+    y += 22
+    body.append(_rect(4, y - 10, 12, 12, "#b3cde3"))
+    body.append(_text(20, y, "a pointer: 8 bytes at a multiple of 8", 11))
+    body.append(_rect(236, y - 10, 12, 12, "#ccebc5"))
+    body.append(_text(252, y, "a scalar at a multiple of its size", 11))
+    body.append(_rect(458, y - 10, 12, 12, "url(#masked)"))
+    body.append(_text(474, y, "padding; numbers: byte offsets", 11))
+    return _svg(y + 10, body)
+
+
 def language_index() -> str:
     """Every public name of `triton.language` in minitriton, as a markdown table by the module that
     defines it (in `language/`, or `dtypes.py`): the list of what the language has, which cannot
@@ -745,10 +938,16 @@ def access_pictures() -> dict[str, str]:
             "access.scale_block.svg": block.svg(kinds=["load"])}
 
 
+def drawn_figures() -> dict[str, str]:
+    """The SVG figures drawn here from the compiler's decisions (no Graphviz)."""
+    return {"contiguity.svg": contiguity_figure(), "butterfly.svg": butterfly_figure(),
+            "params.svg": parameter_figure()}
+
+
 def sources() -> dict[str, str]:
     """Every generated text file of chapters/figures/, by file name: Graphviz sources and listings."""
     backend = {f"{name}.txt": text.rstrip("\n") + "\n" for name, text in backend_listings().items()}
-    return {**figures(), **backend_figures(), **listings(), **backend, **access_pictures(),
+    return {**figures(), **backend_figures(), **listings(), **backend, **access_pictures(), **drawn_figures(),
             "language_index.md": language_index()}
 
 
@@ -763,7 +962,15 @@ def render(source: str) -> str:
     return f"{declaration}\n{svg_stamp(source)}\n{rest}"
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    if names:  # print the named listings: the command a chapter gives under a listing made here
+        made = sources()
+        unknown = [name for name in names if f"{name}.txt" not in made]
+        if unknown:
+            listed = sorted(n[:-4] for n in made if n.endswith(".txt"))
+            sys.exit(f"no listing named {', '.join(unknown)}; the listings: {', '.join(listed)}")
+        print("\n".join(made[f"{name}.txt"] for name in names), end="")
+        return
     FIGURES.mkdir(parents=True, exist_ok=True)
     for name, text in sources().items():
         (FIGURES / name).write_text(text)
@@ -773,4 +980,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

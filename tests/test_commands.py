@@ -10,6 +10,10 @@ any `NAME=value` settings). Each must
 - name files that exist, kernels (`file.py:name`) defined in them, and modules that import;
 - hold no placeholder (`...`); a usage line may show its choices in brackets (`[--quick]`).
 
+A command may pipe its output into a system filter (`| grep -E "..."`) or write it to a file outside
+the clone (`> /tmp/add.ptx`); only the command before them is checked. A program given by a command
+substitution (`"$(.venv/bin/python -c '...')" -v`) is checked as the command inside.
+
 `python -m minitriton show` commands are run, in this process.
 """
 from __future__ import annotations
@@ -91,9 +95,9 @@ def venv_tools() -> set[str]:
 
 
 def path_problems(word: str) -> list[str]:
-    """A word that names a file (it has a slash): the file must exist, and `file.py:name` must
-    define `name`."""
-    if "/" not in word or word.startswith(("-", "http")) or "=" in word:
+    """A word that names a file of the clone (it has a slash): the file must exist, and
+    `file.py:name` must define `name`."""
+    if "/" not in word or word.startswith(("-", "http", "/")) or "=" in word:
         return []
     path, _, name = word.partition(":")
     matches = sorted(ROOT.glob(path))
@@ -125,9 +129,17 @@ def python_problems(arguments: list[str]) -> list[str]:
     return []
 
 
+def own_words(words: list[str]) -> list[str]:
+    """The words of a command before any pipe or redirection of its output."""
+    ends = [i for i, w in enumerate(words) if w in ("|", ">", ">>")]
+    return words[:ends[0]] if ends else words
+
+
 def problems(command: str) -> list[str]:
     """What stops `command` from running as printed in a fresh clone after `make demo`."""
-    words = [w for w in shlex.split(re.sub(r"\[[^\]]*\]", "", command)) if w]
+    words = own_words([w for w in shlex.split(re.sub(r"\[[^\]]*\]", "", command)) if w])
+    if words and words[0].startswith("$(") and words[0].endswith(")"):
+        return problems(" ".join([words[0][2:-1]])) + [p for w in words[1:] for p in path_problems(w)]
     settings = {}
     while words and ASSIGNMENT.match(words[0]):
         name, _, value = words.pop(0).partition("=")
@@ -175,7 +187,7 @@ def test_every_command_runs_as_printed(where, command):
 @pytest.mark.parametrize("command", sorted({c for _, c in COMMANDS if " -m minitriton show " in c}))
 def test_the_show_commands_print_their_stage(command, monkeypatch):
     from minitriton.__main__ import main
-    arguments = shlex.split(command)
+    arguments = own_words(shlex.split(command))
     arguments = arguments[arguments.index("show"):]
     monkeypatch.chdir(ROOT)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -195,6 +207,8 @@ def test_the_show_commands_print_their_stage(command, monkeypatch):
     (".venv/bin/python -m minitriton show chapters/examples/first_kernel.py:main --stage everything", "refuses"),
     (".venv/bin/nothing", "no nothing"),
     (".venv/bin/pytest exercise", "does not exist"),
+    (".venv/bin/python -m minitriton show chapters/nothing.py:kernel | grep -E x", "does not exist"),
+    ("\"$(python -c 'print(1)')\" -v", "system's"),
 ])
 def test_the_check_catches_a_wrong_command(command, wrong):
     assert any(wrong in problem for problem in problems(command)), problems(command)

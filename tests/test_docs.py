@@ -133,3 +133,94 @@ def test_the_fold_check_can_fail():
     page = '```python\n--8<-- "a.py:x"\n```\n\n??? note "The compiler\'s version"\n\n    ```python\n' \
            '    --8<-- "a.py:y"\n    ```\n\nAfter.\n\n--8<-- "a.py:z"\n\n???+ note "Open"\n\n    --8<-- "a.py:w"\n'
     assert folded_includes(page) == {"a.py:x": [False], "a.py:y": [True], "a.py:z": [False], "a.py:w": [False]}
+
+
+# Every listing says where it comes from, and every output listing how to make it again.
+
+FENCE = re.compile(r"^(\s*)```(\w*)(?: title=\"([^\"]*)\")?\s*$")
+
+
+def fenced_blocks(markdown: str) -> list[tuple[str, str | None, list[str]]]:
+    """(language, title, lines) of each fenced block of a page, in order, the lines unindented."""
+    blocks, lines, i = [], markdown.splitlines(), 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if opening and opening[2]:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
+            indent = len(opening[1])
+            blocks.append((opening[2], opening[3], [line[indent:] for line in lines[i + 1:end]]))
+            i = end
+        i += 1
+    return blocks
+
+
+def included_files(lines: list[str]) -> list[str]:
+    """The files a block's snippet lines include, each once, in order."""
+    found = [m for line in lines for m in re.findall(r'--8<-- "([^":]+)', line)]
+    return list(dict.fromkeys(found))
+
+
+def pages() -> dict[str, str]:
+    return {page.name: page.read_text() for page in sorted((ROOT / "chapters").glob("*.md"))}
+
+
+def test_every_listing_names_its_file():
+    for name, text in pages().items():
+        for language, title, lines in fenced_blocks(text):
+            files = included_files(lines)
+            if files:
+                assert title == ", ".join(files), \
+                    f"{name}: a {language} listing of {files} must be titled with its file: " \
+                    f'```{language} title="{", ".join(files)}"'
+
+
+def run_command(command: str) -> str:
+    """What a chapter's command prints: `python -m minitriton show ...`, run in this process, with
+    an optional `| grep -E "..."` applied to its lines."""
+    import contextlib
+    import io
+    import shlex
+
+    from minitriton.__main__ import main
+
+    command, _, grep = command.replace("\\\n", "").partition(" | grep -E ")
+    argv = shlex.split(command)
+    assert argv[:4] == [".venv/bin/python", "-m", "minitriton", "show"], command
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv[3:]) == 0, command
+    lines = out.getvalue().expandtabs(8).rstrip().splitlines()
+    if grep:
+        lines = [line for line in lines if re.search(shlex.split(grep)[0], line)]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def test_every_output_listing_has_the_command_that_makes_it(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the commands are run from the repository's root, as the book says
+    checked = 0
+    for name, text in pages().items():
+        blocks = fenced_blocks(text)
+        for before, (language, title, lines) in zip([None] + blocks, blocks):
+            made = re.fullmatch(r"chapters/figures/([\w.]+)\.txt", title or "")
+            if not made:
+                continue
+            assert before is not None and before[0] == "bash", \
+                f"{name}: the output {title} must follow the command that prints it (a bash listing)"
+            command = "\n".join(before[2])
+            listing = made[1]
+            if command.startswith(".venv/bin/python scripts/figures.py "):
+                assert command.split()[-1] == listing, f"{name}: `{command}` does not print {title}"
+            elif command.startswith(".venv/bin/python chapters/examples/"):
+                assert listing == Path(command.split()[-1]).stem + ".output", \
+                    f"{name}: `{command}` does not print {title}"  # scripts/figures.py runs the script
+            else:
+                expected = "\n".join(line.rstrip() for line in (ROOT / title).read_text().rstrip().splitlines())
+                assert run_command(command) == expected, f"{name}: `{command}` does not print {title}"
+            checked += 1
+    assert checked >= 40, "the book's output listings were not found: is fenced_blocks() stale?"
+
+
+def test_the_listing_checks_can_fail():
+    page = '```python title="a.py"\n--8<-- "b.py:x"\n```\n\n    ```text\n    --8<-- "c.txt"\n    ```\n'
+    assert fenced_blocks(page) == [("python", "a.py", ['--8<-- "b.py:x"']), ("text", None, ['--8<-- "c.txt"'])]
+    assert included_files(['--8<-- "b.py:x"', '--8<-- "b.py:y"']) == ["b.py"]

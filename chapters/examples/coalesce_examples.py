@@ -1,5 +1,5 @@
-"""Kernels for chapter 5 (coalescing): the same gather written without and with a hint, and a
-block read and written through a block pointer."""
+"""Kernels for chapter 5 (coalescing): the same gather written without and with a hint, a block
+read and written through a block pointer, and a masked tile copied through 2-D offsets."""
 import minitriton as triton
 import minitriton.language as tl
 
@@ -38,3 +38,16 @@ def scale_block(x_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.conste
                               block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
     tl.store(block, tl.load(block, boundary_check=(0, 1)) * 2, boundary_check=(0, 1))
 # --8<-- [end:scale_block]
+
+
+# --8<-- [start:copy_tile]
+@triton.jit
+def copy_tile(x_ptr, y_ptr, M, N, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Copy this program's BLOCK_M x BLOCK_N tile of an M x N matrix whose rows are `stride`
+    elements apart, masked at the matrix's edges."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offsets = rows[:, None] * stride + cols[None, :]
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+# --8<-- [end:copy_tile]

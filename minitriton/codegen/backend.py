@@ -43,7 +43,8 @@ class CUDABackend:
     def compile(self, jit_fn, tile_ir, specs, constexprs, options):
         arch = self.arch()
         try:
-            key = cache.make_key(source=jit_fn.cache_key, signature=[[n, key_json(k)] for n, k in specs.items()],
+            key = cache.make_key(source=jit_fn.cache_key,
+                                 signature=[[n, key_json(k)] for n, k in specs.items()],
                                  constexprs=[[n, key_json(v)] for n, v in constexprs.items()],
                                  options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
                                  toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
@@ -74,7 +75,8 @@ class CUDABackend:
         libraries = {op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}
         chosen = dict(options.extern_libs)  # Triton's extern_libs: "libdevice" replaces NVIDIA's
         libdevice = chosen.pop("libdevice", None)
-        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, tuple(sorted(libraries | set(chosen.values()))), libdevice)
+        linked = tuple(sorted(libraries | set(chosen.values())))
+        asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, linked, libdevice)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
             asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)

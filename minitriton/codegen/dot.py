@@ -374,7 +374,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     outs = ",".join(f"${i}" for i in range(count))
     a_text = "{" + ",".join(f"${count + i}" for i in range(4)) + "}" if registers else f"${count}"
     b_index = count + (4 if registers else 1)
-    if cv.dtype.is_floating():  # scale-d, A's and B's scales (1), 16-bit types' transposes: A's (SS only), B's
+    if cv.dtype.is_floating():
+        # scale-d, A's and B's scales (1), 16-bit types' transposes: A's (SS only), B's
         transposes = ("" if registers else ", 0") + (", 0" if b_shared.k_major else ", 1")
         scales = ", 1, 1" + (transposes if bv.dtype.bits == 16 else "")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
@@ -382,7 +383,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
         scales = ""
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.s32.{a_type}.{b_type}"
     def text(scale_d: int) -> str:  # scale-d 0: D = A @ B, the accumulator's registers unread
-        return f"{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; {instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}"
+        return (f"{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; "
+                f"{instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}")
     constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["r"] * 4 * registers
                            + ["l"] * (2 - registers) + [str(i) for i in range(count)])
     if registers:  # this thread's A fragment of each (m64 tile, k16 step), as _mma groups them
@@ -395,8 +397,9 @@ def _wgmma(lw: Lowering, op, a, b, acc):
         row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
         for kk in range(k // k_step):
             if not registers:
-                a_address = B.add(B.add(smem_base, a[0]), B.add(B.mul(row, ll.Constant(i32, a_shared.row_bytes)),
-                                                                 ll.Constant(i32, a_shared.k_step_offset(kk))))
+                a_base = B.add(smem_base, a[0])
+                a_row = B.mul(row, ll.Constant(i32, a_shared.row_bytes))
+                a_address = B.add(a_base, B.add(a_row, ll.Constant(i32, a_shared.k_step_offset(kk))))
             b_offset = b_shared.k_step_offset(kk) if b_shared.k_major else 2048 * kk
             b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_offset))
             a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
@@ -409,8 +412,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     for m_rep in range(m // (16 * num_warps)):
         regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
-            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count), text(int(not (zero and kk == 0))),
-                            constraints, operands[m_rep, kk] + regs)
+            result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count),
+                            text(int(not (zero and kk == 0))), constraints, operands[m_rep, kk] + regs)
             regs = [B.extract_value(result, i) for i in range(count)]
         out[m_rep * count:(m_rep + 1) * count] = regs
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])

@@ -76,7 +76,8 @@ def _guarded_division(lw: Lowering, instruction: str, x, y):
     B, width = lw.b, y.type.width
     signed = instruction in ("sdiv", "srem")
     special = (0, (1 << width) - 1) if signed else (0,)  # -1's bits, as a constant holds them
-    if isinstance(y, ll.Constant) and isinstance(y.constant, int) and y.constant % (1 << width) not in special:
+    if isinstance(y, ll.Constant) and isinstance(y.constant, int) \
+            and y.constant % (1 << width) not in special:
         return getattr(B, instruction)(x, y)
     zero, one = ll.Constant(y.type, 0), ll.Constant(y.type, 1)
     is_zero = B.icmp_unsigned("==", y, zero)
@@ -139,7 +140,8 @@ def _shift(left: bool):
     def rule(lw: Lowering, op, dtype, x, amount):
         B, width = lw.b, dtype.bits
         instruction = "shl" if left else "ashr" if dtype.is_int_signed() else "lshr"
-        if isinstance(amount, ll.Constant) and isinstance(amount.constant, int) and 0 <= amount.constant < width:
+        if isinstance(amount, ll.Constant) and isinstance(amount.constant, int) \
+                and 0 <= amount.constant < width:
             return getattr(B, instruction)(x, amount)
         in_range = B.icmp_unsigned("<", amount, ll.Constant(amount.type, width))
         if instruction == "ashr":  # past the width, as far as the sign bit

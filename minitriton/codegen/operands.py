@@ -148,8 +148,8 @@ def _async_load(lw: Lowering, op, ptrs, mask, stage):
     kind = "cg" if size == 16 else "ca"
     for r, (row, col) in _runs(lw, src, run):
         row, col = (col, row) if transposed else (row, col)
-        dst = B.ptrtoint(_element_address(lw, base, shared, row, col, src.shape[0 if transposed else 1], element),
-                         i64)
+        address = _element_address(lw, base, shared, row, col, src.shape[0 if transposed else 1], element)
+        dst = B.ptrtoint(address, i64)
         copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
         lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
                [dst, ptrs[r], copied])

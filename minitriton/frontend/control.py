@@ -136,9 +136,9 @@ class ControlFlow:
                 if self.builder.created > MAX_UNROLLED_OPS:
                     raise self.error(node, f"this unrolled loop has grown the kernel past {MAX_UNROLLED_OPS} "
                                            f"operations after {done} of its {len(iterator)} iterations",
-                                     "a loop this long belongs in the IR: use tl.range(...) or range(...), which "
-                                     "are not unrolled (tl.static_range is for a few iterations whose index "
-                                     "must be a constant)")
+                                     "a loop this long belongs in the IR: use tl.range(...) or "
+                                     "range(...), which are not unrolled (tl.static_range is for a "
+                                     "few iterations whose index must be a constant)")
                 self.assign(node.target, value)
                 self.run_loop_body(node.body)
             return

@@ -185,7 +185,8 @@ class CodeGenerator(ControlFlow, Calls, ast.NodeVisitor):
         except ZeroDivisionError as e:  # Python's own arithmetic on compile-time constants
             raise self.error(node, f"{e} (in compile-time constants)",
                              "the divisor is a constant zero here; check the constexpr values") from e
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, AssertionError) as e:
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError,
+                AssertionError) as e:
             raise self.error(node, f"{type(e).__name__}: {e}") from e
         finally:
             self.builder.loc = saved

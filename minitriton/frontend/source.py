@@ -239,9 +239,9 @@ def dependencies(*functions) -> Dependencies:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local \
                     and node.id in scope:
                 note(node.id, next(m for m in scope.maps if node.id in m))
-            elif isinstance(node, ast.Attribute) and isinstance(module := _module_of(node.value, scope, local),
-                                                                types.ModuleType) and node.attr in vars(module) \
-                    and not _of_minitriton(module):
+            elif isinstance(node, ast.Attribute) \
+                    and isinstance(module := _module_of(node.value, scope, local), types.ModuleType) \
+                    and node.attr in vars(module) and not _of_minitriton(module):
                 note(node.attr, vars(module))
 
     for function in _functions_in(functions):

@@ -46,7 +46,8 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         raise SemanticError("Only float32 is supported for out_dtype at the moment",
                             "leave out_dtype out")
     a, b = _value(lhs), _value(rhs)
-    if not a.type.is_tile or not b.type.is_tile or len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
+    if not a.type.is_tile or not b.type.is_tile or len(a.shape) != len(b.shape) \
+            or len(a.shape) not in (2, 3):
         raise SemanticError(f"Both inputs must be either 2D or 3D; (lhs: {list(a.shape)} vs rhs: "
                             f"{list(b.shape)})", "a 2-D dot_scaled multiplies [M, K] by [K, N]; a 3-D "
                             "one [B, M, K] by [B, K, N]")

@@ -265,8 +265,8 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     shape = []
     for x, y in zip(a, b):
         if x != y and 1 not in (x, y):
-            raise SemanticError(f"cannot broadcast shapes {list(a)} and {list(b)}: incompatible dimensions at "
-                                f"index {len(shape)}: {x} and {y}",
+            raise SemanticError(f"cannot broadcast shapes {list(a)} and {list(b)}: incompatible "
+                                f"dimensions at index {len(shape)}: {x} and {y}",
                                 "the sizes of each dimension must match or one of them be 1")
         shape.append(max(x, y))
     return tuple(shape)
@@ -288,8 +288,9 @@ def broadcast_to(x: Value, shape: tuple[int, ...]) -> Value:
                             "broadcasting adds dimensions, it never removes one: reduce or reshape instead")
     for i, (a, b) in enumerate(zip(padded, shape)):
         if a != b and a != 1:
-            raise SemanticError(f"cannot broadcast shape {list(padded)} to {list(shape)}: the expanded size of the "
-                                f"tensor ({b}) must match the existing size ({a}) at non-singleton dimension {i}",
+            raise SemanticError(f"cannot broadcast shape {list(padded)} to {list(shape)}: the expanded "
+                                f"size of the tensor ({b}) must match the existing size ({a}) at "
+                                f"non-singleton dimension {i}",
                                 "a dimension can only grow from size 1")
     while len(x.shape) < len(shape):
         x = emit("expand_dims", [x], axis=0)

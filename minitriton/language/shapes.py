@@ -69,11 +69,13 @@ def gather(src, index, axis) -> tensor:
     s, i = _value(src), _value(index)
     axis = _const_int(axis, "gather's axis")
     if not i.dtype.is_int() or i.dtype.is_bool():
-        raise SemanticError(f"index must be an integer tensor, got {i.dtype}", "convert it: index.to(tl.int32)")
+        raise SemanticError(f"index must be an integer tensor, got {i.dtype}",
+                            "convert it: index.to(tl.int32)")
     rank = len(s.shape)
     if not s.type.is_tile or len(i.shape) != rank:
         raise SemanticError(f"source and index tensors must have the same rank, got shapes "
-                            f"{list(s.shape)} and {list(i.shape)}", "reshape the index to the source's rank")
+                            f"{list(s.shape)} and {list(i.shape)}",
+                            "reshape the index to the source's rank")
     if not -rank <= axis < rank:
         raise SemanticError(f"gather axis {axis} must be < source rank ({rank})",
                             f"the source has axes 0 to {rank - 1}")

@@ -148,7 +148,8 @@ def vector_width(contiguity: int, divisibility: int, mask_constancy: int | None,
     run of equal mask bits (one predicate guards a whole vector; None: no mask); and the elements
     each thread holds when the tile is spread over all the threads (a wider vector would leave
     threads idle)."""
-    limits = [contiguity, divisibility // element_bytes, MAX_ACCESS_BYTES // element_bytes, numel // (32 * num_warps)]
+    limits = [contiguity, divisibility // element_bytes, MAX_ACCESS_BYTES // element_bytes,
+              numel // (32 * num_warps)]
     if mask_constancy is not None:
         limits.append(mask_constancy)
     return _floor_pow2(min(limits))

@@ -93,9 +93,10 @@ def _fold_dot_adds(fn: ir.Function) -> None:
     for block in [fn.body] + [region for op in fn.walk() for region in op.regions]:
         here, folded = {id(op) for op in block.ops}, set()
         for op in block.ops:
-            if op.name != "add" or op.result.type != op.operands[0].type or op.operands[0].type != op.operands[1].type:
+            x, y = op.operands if op.name == "add" else (None, None)
+            if x is None or not op.result.type == x.type == y.type:
                 continue
-            for dot, other in ((op.operands[0].owner, op.operands[1]), (op.operands[1].owner, op.operands[0])):
+            for dot, other in ((x.owner, y), (y.owner, x)):
                 if dot is not None and dot.name == "dot" and id(dot) in here and id(dot) not in folded \
                         and uses[id(dot.result)] == 1 and ir.is_zero(dot.operands[2]):
                     op.name, op.attrs, op.loc = "dot", dict(dot.attrs), dot.loc

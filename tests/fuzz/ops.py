@@ -84,8 +84,8 @@ def _nonzero(g, b: Value) -> Value:
     else:
         cond, k, bad = f"{b.name} == 0", 3, b.ref == 0
     fill = holder_of(Literal(k), b.dtype, g.P)
-    return g.value(f"tl.where({cond}, {k}, {b.name})", b.dtype, b.shape, np.where(bad, expand(fill, len(b.shape)), b.ref),
-                   operands=[b])
+    return g.value(f"tl.where({cond}, {k}, {b.name})", b.dtype, b.shape,
+                   np.where(bad, expand(fill, len(b.shape)), b.ref), operands=[b])
 # --8<-- [end:nonzero]
 
 

@@ -108,7 +108,8 @@ def literal_type(x) -> DType:
 
 
 # --8<-- [start:computation-type]
-def computation_type(a: DType, a_literal: bool, b: DType, b_literal: bool, div_or_mod: bool = False) -> DType:
+def computation_type(a: DType, a_literal: bool, b: DType, b_literal: bool,
+                     div_or_mod: bool = False) -> DType:
     if a_literal != b_literal:
         literal, tensor = (a, b) if a_literal else (b, a)
         if literal.rank <= tensor.rank:
