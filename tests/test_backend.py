@@ -307,3 +307,25 @@ def test_a_bug_in_a_gpu_stage_is_reported_at_the_kernels_line_not_as_a_traceback
     assert "internal compiler error while compiling for sm_90: KeyError" in str(error)
     assert "tl.exp(tl.load(x_ptr + offs))" in str(error) and "bug in minitriton" in error.hint
     assert isinstance(error.__cause__, KeyError)
+
+
+@triton.jit
+def _wide_row_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    """A row of 16384 floats kept whole: at 16 warps each thread holds 32 of them, and more for
+    the exp and the sum."""
+    r = tl.arange(0, N)
+    v = tl.load(x_ptr + r)
+    w = tl.exp(v) * tl.sum(v * v, 0)
+    tl.store(y_ptr + r, w / tl.sum(w, 0))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("num_warps", [4, 16, 32])
+def test_registers_fit_every_thread_of_the_block(fresh_cache, num_warps):
+    """The PTX bounds the block (`.maxntid`, as Triton's does), so ptxas never gives a thread more
+    registers than the block's threads can share (65536 of them; at most 255 a thread). Before, a
+    16-warp layer norm backward took 146 registers a thread, and its launch was refused."""
+    x = aligned(16384)
+    kernel = _wide_row_kernel.warmup(x, x, N=16384, grid=(1,), target="sm_90a", num_warps=num_warps)
+    assert f".maxntid {32 * num_warps}" in kernel.asm["ptx"]
+    assert kernel.metadata["registers"] <= min(255, 65536 // (32 * num_warps))

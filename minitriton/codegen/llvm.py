@@ -35,9 +35,21 @@ assert set(RULES) == set(ir.OPS) - set(ir.TERMINATORS), "one lowering rule per o
 def lower(fn: ir.Function, num_warps: int, arch: str, maxnreg: int | None = None) -> str:
     """The LLVM module (text) for a kernel whose values all have layouts."""
     lowering = Lowering(fn, num_warps, arch, RULES)
+    bound_threads(lowering.module, lowering.kernel, 32 * num_warps)
     if maxnreg is not None:
         limit_registers(lowering.module, lowering.kernel, maxnreg)
     return lowering.lower()
+
+
+# --8<-- [start:maxntid]
+def bound_threads(module: ll.Module, kernel: ll.Function, threads: int) -> None:
+    """Tell ptxas that `kernel` runs at most `threads` threads per block (PTX `.maxntid`), as
+    Triton does. ptxas then keeps each thread within the registers that many threads can share
+    (65536 / threads: 128 at 16 warps), spilling the rest; without the bound it may take up to
+    255, and a launch of 512 threads is refused ("too many resources requested")."""
+    module.add_named_metadata("nvvm.annotations", [kernel, ll.MetaDataString(module, "maxntidx"),
+                                                   ll.Constant(ll.IntType(32), threads)])
+# --8<-- [end:maxntid]
 
 
 # --8<-- [start:maxnreg]
