@@ -139,8 +139,10 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
         f"        raise _launch_failure(err, grid, {block_x}, {shared_bytes})\n"
     )
     return source, compile(source, f"<launcher ({', '.join(slots)})>", "exec")
+# --8<-- [end:binder]
 
 
+# --8<-- [start:parameter-layout]
 def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
     """The kernel's parameter buffer for `signature`, laid out as a C struct of the same fields
     (each value at the next multiple of its own size, as `.param` space expects): its `struct`
@@ -150,8 +152,10 @@ def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
     offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
                for i in range(len(slots))]
     return layout, offsets
+# --8<-- [end:parameter-layout]
 
 
+# --8<-- [start:make-launcher]
 def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
                   shared_bytes: int | None = None, attributes: tuple[str, ...] = ()) -> Callable:
     """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`; given
@@ -218,7 +222,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
                            for s in slots)
     return launch
-# --8<-- [end:binder]
+# --8<-- [end:make-launcher]
 
 
 # ----------------------------------------------------------------------------- the compiled fast path
