@@ -180,8 +180,8 @@ class Pipeliner:
         slots = stages + (wgmma is not None)
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
-        transposes = {id(load): load_user for load, convert, _ in pairs for load_user in body.ops
-                      if load_user.name == "trans" and convert.operands[0] is load_user.result}
+        transposes = {id(load): op for load, _, _ in pairs for op in body.ops  # B^T's loads (`k.T`)
+                      if op.name == "trans" and op.operands[0] is load.result}
         for load, convert, shared in pairs:
             stage_bytes = load.result.type.numel * load.result.dtype.itemsize
             name = f"ring{len(self.buffers)}"
