@@ -4,13 +4,93 @@ A reduction folds a tile along one axis (all of it when the axis is None) and a 
 running value. The dtypes follow Triton 3.6: narrow integers are summed in 32 bits, `tl.max` and
 `tl.min` compare fp16 and bf16 in fp32, scans of bf16 run in fp32. `tl.reduce` and
 `tl.associative_scan` take a @jit combine function, which the frontend inlines as the op's region
-(`frontend/calls.py`). Each is also a method of `tensor` (`x.sum(0)`). Chapter: 02-frontend.
+(`frontend/calls.py`). Each is also a method of `tensor` (`x.sum(0)`). The typing rules come
+first (what each kind adds or compares in, which axes, the ops they emit), then the builtins.
+Chapter: 02-frontend.
 """
 from __future__ import annotations
 
+from .. import ir
+from ..ir import DType, Value
 from . import semantic
 from .core import _const_int, _dtype, _unwrap, _value, builtin, tensor
-from .semantic import SemanticError
+from .semantic import SemanticError, cast, emit, invalid_operands, no_pointer
+
+
+# ----------------------------------------------------------------------------- the typing rules
+
+def sum_dtype(x: Value, dtype: DType | None) -> Value:
+    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers,
+    keeping their signedness (int1 is unsigned, as in Triton: a sum of booleans is a uint32)."""
+    if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
+        dtype = ir.uint32 if x.dtype.is_int_unsigned() else ir.int32
+    return x if dtype is None else cast(x, dtype)
+
+
+def extremum_dtype(x: Value) -> Value:
+    """What `tl.max` and `tl.min` (without indices) compare in, as in Triton: fp32 for narrower
+    floats, int32 for narrower integers."""
+    if x.dtype.bits >= 32:
+        return x
+    return cast(x, ir.float32 if x.dtype.is_floating() else ir.int32)
+
+
+# --8<-- [start:reduce]
+def emit_reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
+    """Reduce along `axis` (all axes when None), in the dtype of `x`."""
+    if not x.type.is_tile:
+        raise SemanticError(f"cannot reduce a scalar ({x.dtype})", "reductions take tiles")
+    no_fp8(x, "reduce")
+    if x.type.numel > 1:  # one element is its own reduction, pointer or not (`unsplat`)
+        no_pointer(x, f"tl.{kind}")
+    if kind in BITWISE_REDUCTIONS and not x.dtype.is_int():
+        raise invalid_operands(x.dtype, x.dtype, f"a {kind} reduction combines bits: it takes integers")
+    if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
+        result = emit_reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
+        for _ in range(len(x.shape) if keep_dims else 0):
+            result = emit("expand_dims", [result], axis=0) if result.type.is_tile else \
+                emit("splat", [result], shape=(1,))
+        return result
+    if axis is None:  # every axis, the last first: no element moves but for the reduction itself
+        result = x
+        for d in reversed(range(len(x.shape))):
+            result = emit_reduce(result, d, kind, keep_dims)
+        return result
+    axis = axis_index(axis, len(x.shape))
+    result = emit("reduce", [x], axis=axis, kind=kind)
+    if keep_dims:
+        result = emit("expand_dims", [result], axis=axis) if result.type.is_tile else \
+            emit("splat", [result], shape=(1,))
+    return result
+# --8<-- [end:reduce]
+
+
+BITWISE_REDUCTIONS = ("xor", "and", "or")  # xor_sum, reduce_and, reduce_or
+
+
+def no_fp8(x: Value, what: str) -> None:
+    if x.dtype.is_fp8():
+        raise SemanticError(f"cannot {what} a tile of {x.dtype}: fp8 has no arithmetic of its own",
+                            "convert it first: x.to(tl.float32)")
+
+
+def axis_index(axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise SemanticError(f"invalid axis {axis}. Expected {-rank} <= axis < {rank}",
+                            f"a tile of rank {rank} has axes 0 to {rank - 1} (or -1 to {-rank}, from the end)")
+    return axis % rank
+
+
+def emit_scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
+    if not x.type.is_tile:
+        raise SemanticError("cannot scan a scalar", "scans take tiles")
+    no_fp8(x, "scan")
+    no_pointer(x, f"tl.cum{kind}")
+    axis = axis_index(axis, len(x.shape))
+    return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
+
+
+# ----------------------------------------------------------------------------- the builtins
 
 
 # --8<-- [start:reductions]
@@ -18,7 +98,7 @@ def _reduce(kind: str):
     def fn(input, axis=None, keep_dims=False):
         axis = _unwrap(axis)
         axis = None if axis is None else _const_int(axis, "the reduction axis")
-        return tensor(semantic.reduce(_value(input), axis, kind, bool(_unwrap(keep_dims))))
+        return tensor(emit_reduce(_value(input), axis, kind, bool(_unwrap(keep_dims))))
     return fn
 
 
@@ -26,7 +106,7 @@ def _reduce(kind: str):
 def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """The sum along `axis` (of everything when None); narrow integers are summed in 32 bits."""
     dtype = None if _unwrap(dtype) is None else _dtype(dtype)
-    return _reduce("sum")(tensor(semantic.sum_dtype(_value(input), dtype)), axis, keep_dims)
+    return _reduce("sum")(tensor(sum_dtype(_value(input), dtype)), axis, keep_dims)
 # --8<-- [end:reductions]
 
 
@@ -36,7 +116,7 @@ def _extremum(kind: str, input, axis, return_indices, keep_dims):
     if _unwrap(return_indices):
         x = tensor(semantic.promoted_bf16(_value(input)))
         return _reduce(kind)(x, axis, keep_dims), _reduce("arg" + kind)(x, axis, keep_dims)
-    return _reduce(kind)(tensor(semantic.extremum_dtype(_value(input))), axis, keep_dims)
+    return _reduce(kind)(tensor(extremum_dtype(_value(input))), axis, keep_dims)
 
 
 @builtin(method=True)
@@ -85,7 +165,7 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 def _scan(x, axis, kind: str, reverse) -> tensor:
-    return tensor(semantic.scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
+    return tensor(emit_scan(_value(x), _const_int(axis, "the scan axis"), kind, bool(_unwrap(reverse))))
 
 
 @builtin(method=True)
@@ -93,7 +173,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
     """Running sums along `axis`; narrow integers are summed in 32 bits, as by tl.sum, and bf16 in fp32."""
     dtype = None if _unwrap(dtype) is None else _dtype(dtype)
     x = semantic.promoted_bf16(_value(input)) if dtype is None else _value(input)
-    return _scan(tensor(semantic.sum_dtype(x, dtype)), axis, "sum", reverse)
+    return _scan(tensor(sum_dtype(x, dtype)), axis, "sum", reverse)
 
 
 @builtin(method=True)

@@ -484,8 +484,11 @@ def truth(x) -> Value:
 
 
 def unsplat(x: Value) -> Value:
-    """The element of a one-element tile as a scalar: a reduction with nothing to combine."""
-    return reduce(x, None, "sum") if x.type.is_tile else x
+    """The element of a one-element tile as a scalar: a reduction with nothing to combine, along
+    each axis (a pointer's too)."""
+    for axis in reversed(range(len(x.shape)) if x.type.is_tile else ()):
+        x = emit("reduce", [x], axis=axis, kind="sum")
+    return x
 
 
 def unary(op: str, x: Value) -> Value:
@@ -552,80 +555,9 @@ def _as_mask(mask) -> Value:
     return mask
 
 
-def sum_dtype(x: Value, dtype: DType | None) -> Value:
-    """What `tl.sum` and `tl.cumsum` add in: `dtype` if given, else 32 bits for narrower integers,
-    keeping their signedness (int1 is unsigned, as in Triton: a sum of booleans is a uint32)."""
-    if dtype is None and x.dtype.is_int() and x.dtype.bits < 32:
-        dtype = ir.uint32 if x.dtype.is_int_unsigned() else ir.int32
-    return x if dtype is None else cast(x, dtype)
-
-
 def promoted_bf16(x: Value) -> Value:
     """bf16 as fp32, as Triton reads it in scans and in max/min with indices."""
     return cast(x, ir.float32) if x.dtype.is_bf16() else x
-
-
-def extremum_dtype(x: Value) -> Value:
-    """What `tl.max` and `tl.min` (without indices) compare in, as in Triton: fp32 for narrower
-    floats, int32 for narrower integers."""
-    if x.dtype.bits >= 32:
-        return x
-    return cast(x, ir.float32 if x.dtype.is_floating() else ir.int32)
-
-
-# --8<-- [start:reduce]
-def reduce(x: Value, axis: int | None, kind: str, keep_dims: bool = False) -> Value:
-    """Reduce along `axis` (all axes when None), in the dtype of `x`."""
-    if not x.type.is_tile:
-        raise SemanticError(f"cannot reduce a scalar ({x.dtype})", "reductions take tiles")
-    _no_fp8(x, "reduce")
-    if x.type.numel > 1:  # one element is its own reduction, pointer or not (`unsplat`)
-        no_pointer(x, f"tl.{kind}")
-    if kind in BITWISE_REDUCTIONS and not x.dtype.is_int():
-        raise invalid_operands(x.dtype, x.dtype, f"a {kind} reduction combines bits: it takes integers")
-    if axis is None and kind in ("argmax", "argmin"):  # the index into the flattened tile
-        result = reduce(emit("reshape", [x], shape=(x.type.numel,)), 0, kind)
-        for _ in range(len(x.shape) if keep_dims else 0):
-            result = emit("expand_dims", [result], axis=0) if result.type.is_tile else \
-                emit("splat", [result], shape=(1,))
-        return result
-    if axis is None:  # every axis, the last first: no element moves but for the reduction itself
-        result = x
-        for d in reversed(range(len(x.shape))):
-            result = reduce(result, d, kind, keep_dims)
-        return result
-    axis = _axis(axis, len(x.shape))
-    result = emit("reduce", [x], axis=axis, kind=kind)
-    if keep_dims:
-        result = emit("expand_dims", [result], axis=axis) if result.type.is_tile else \
-            emit("splat", [result], shape=(1,))
-    return result
-# --8<-- [end:reduce]
-
-
-BITWISE_REDUCTIONS = ("xor", "and", "or")  # xor_sum, reduce_and, reduce_or
-
-
-def _no_fp8(x: Value, what: str) -> None:
-    if x.dtype.is_fp8():
-        raise SemanticError(f"cannot {what} a tile of {x.dtype}: fp8 has no arithmetic of its own",
-                            "convert it first: x.to(tl.float32)")
-
-
-def _axis(axis: int, rank: int) -> int:
-    if not -rank <= axis < rank:
-        raise SemanticError(f"invalid axis {axis}. Expected {-rank} <= axis < {rank}",
-                            f"a tile of rank {rank} has axes 0 to {rank - 1} (or -1 to {-rank}, from the end)")
-    return axis % rank
-
-
-def scan(x: Value, axis: int, kind: str, reverse: bool = False) -> Value:
-    if not x.type.is_tile:
-        raise SemanticError("cannot scan a scalar", "scans take tiles")
-    _no_fp8(x, "scan")
-    no_pointer(x, f"tl.cum{kind}")
-    axis = _axis(axis, len(x.shape))
-    return emit("scan", [x], axis=axis, kind=kind, reverse=reverse)
 
 
 def program_id(axis: int) -> Value:
