@@ -20,7 +20,7 @@ LAYERS = [
                 "exercise_hooks"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [
-        "language.semantic", "language.dots", "language.extern", "language.core", "language.aggregate", "language.blocks",
+        "language.semantic", "language.tiles", "language.dots", "language.extern", "language.core", "language.aggregate", "language.blocks",
         "language.memory", "language.reduction", "language.debug", "language.shapes", "language.scaled", "language.elementwise",
         "language.extra.*", "specialize", "kernel",
         "cache"]),

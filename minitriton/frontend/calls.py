@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..errors import CompilationError
 from ..language import core as tl
-from ..language import semantic
+from ..language import semantic, tiles
 from ..language.debug import device_print
 from ..language.elementwise import broadcast_all, map_elementwise
 from ..language.reduction import associative_scan, reduce
@@ -168,7 +168,7 @@ class Calls:
                 op = self.builder.region_op("reduce", values, [ir.Type(shape, v.dtype) for v in values],
                                             [self.combine_region(combine, values, node)],
                                             {"axis": d, "kind": "combine"})
-                values = [semantic.expand_dims(r, d) if keep_dims else r for r in op.results]
+                values = [tiles.expand_dims(r, d) if keep_dims else r for r in op.results]
         else:
             if axis is None:
                 raise self.error(node, "tl.associative_scan needs an axis")

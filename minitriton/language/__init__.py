@@ -8,7 +8,7 @@ Chapter: 02-frontend.
   `scaled`: dot_scaled, made of upcasts and a dot; `elementwise`: inline PTX and mapped scalar functions;
 - `aggregate`: values made of values (tuples...), taken apart where regions need flat values;
 - `blocks`: block pointers and tensor descriptors, and the tiles of pointers they stand for;
-- `semantic`: the typing rules behind them all;
+- `semantic`: the typing rules behind them all; `tiles`: the rules that make tiles and reshape them;
 - `extern`: calls into a device library (`tl.extern_elementwise`); `extra`: `tl.extra.libdevice`
   and `tl.extra.cuda`;
 - `standard` and `random`: functions written in the language itself; `math`: `tl.math`.

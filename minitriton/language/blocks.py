@@ -18,7 +18,8 @@ from .. import ir
 from ..ir import Value
 from .aggregate import aggregate, static
 from .core import _const_int, _unwrap, builtin, tensor
-from .semantic import SemanticError, arange, binary, cast, compare, constant, expand_dims
+from .semantic import SemanticError, binary, cast, compare, constant
+from .tiles import arange, expand_dims
 
 
 # --8<-- [start:block-tile]

@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import ir
 from ..ir import DType, dtype_named
-from . import dots, extern as _extern, semantic
+from . import dots, extern as _extern, semantic, tiles
 from .semantic import SemanticError, Weak
 
 # The dtypes, under Triton's names (one home: minitriton.ir).
@@ -278,7 +278,7 @@ class tensor:
         for s in slices:
             s = _unwrap(s)
             if s is None:
-                result = tensor(semantic.expand_dims(_value(result), dim))
+                result = tensor(tiles.expand_dims(_value(result), dim))
                 dim += 1
             elif isinstance(s, slice) and s == slice(None):
                 if dim >= len(result.shape):
@@ -298,7 +298,7 @@ class tensor:
 
     @property
     def T(self):
-        return tensor(semantic.trans(self.handle, None))  # the last two axes swapped
+        return tensor(tiles.trans(self.handle, None))  # the last two axes swapped
 
     @builtin
     def logical_and(self, other) -> tensor:
@@ -312,7 +312,7 @@ class tensor:
         raise SemanticError("cannot iterate over a tensor", "loop with range() over indices")
 
     def view(self, *shape):
-        return tensor(semantic.reshape(self.handle, _shape(shape[0] if len(shape) == 1 else shape)))
+        return tensor(tiles.reshape(self.handle, _shape(shape[0] if len(shape) == 1 else shape)))
     # The other methods are builtins marked `method=True`: x.sum(0), x.reshape(4, 8), x.exp(), ...
 
 
@@ -335,7 +335,7 @@ def num_programs(axis) -> tensor:
 @builtin
 def arange(start, end) -> tensor:
     """The int32 tile [start, start + 1, ..., end - 1]; its length must be a power of two."""
-    return tensor(semantic.arange(_const_int(start, "arange's start"), _const_int(end, "arange's end")))
+    return tensor(tiles.arange(_const_int(start, "arange's start"), _const_int(end, "arange's end")))
 
 
 # --8<-- [end:builtins]
@@ -355,7 +355,7 @@ def zeros_like(input) -> tensor:
 def full(shape, value, dtype) -> tensor:
     value = _unwrap(value)
     value = value.handle if isinstance(value, tensor) else value
-    return tensor(semantic.full(_shape(shape), value, _dtype(dtype)))
+    return tensor(tiles.full(_shape(shape), value, _dtype(dtype)))
 
 
 @builtin(method=True)
@@ -549,11 +549,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     rank = len(a.shape)
     if rank >= 4 and len(b.shape) == rank:  # Triton folds the leading dimensions into one batch
         batch = a.shape[:-2]
-        fold = lambda x: None if x is None else semantic.reshape(x, (x.type.numel // (x.shape[-2] * x.shape[-1]),)
+        fold = lambda x: None if x is None else tiles.reshape(x, (x.type.numel // (x.shape[-2] * x.shape[-1]),)
                                                                  + x.shape[-2:])
         folded = dots.dot(fold(a), fold(b), fold(acc), precision, _unwrap(max_num_imprecise_acc),
                               _dtype(out_dtype))
-        return tensor(semantic.reshape(folded, batch + folded.shape[-2:]))
+        return tensor(tiles.reshape(folded, batch + folded.shape[-2:]))
     return tensor(dots.dot(a, b, acc, precision, _unwrap(max_num_imprecise_acc), _dtype(out_dtype)))
 
 

@@ -17,8 +17,8 @@ from .. import ir
 from ..ir import Value
 from .core import _dtype, _unwrap, _value, builtin, tensor
 from .dots import dot
-from .semantic import (SemanticError, Weak, binary, broadcast_to, cast, compare, emit, expand_dims, reshape, trans,
-                       where)
+from .semantic import SemanticError, Weak, binary, broadcast_to, cast, compare, emit, where
+from .tiles import expand_dims, reshape, trans
 
 # --8<-- [start:formats]
 # Every format Triton's ScaleDotElemType names; those without a storage row are not implemented in

@@ -11,7 +11,7 @@ and messages are Triton 3.6's; each builtin emits one op of tile IR. `tl.interle
 from __future__ import annotations
 
 from .. import ir
-from . import semantic
+from . import semantic, tiles
 from .core import _const, _const_int, _shape, _unwrap, _value, builtin, tensor
 from .semantic import SemanticError, broadcast_pair, builder, emit, unsplat
 
@@ -26,7 +26,7 @@ def join(a, b) -> tensor:
                             "convert one of them with .to(...)")
     if not a.type.is_tile:  # two scalars make a tile of shape [2]
         pair = emit("join", [semantic.broadcast_to(a, (1,)), semantic.broadcast_to(b, (1,))])
-        return tensor(semantic.reshape(pair, (2,)))
+        return tensor(tiles.reshape(pair, (2,)))
     return tensor(emit("join", [a, b]))
 
 
@@ -40,7 +40,7 @@ def split(a) -> tuple[tensor, tensor]:
                             f"{list(x.shape)}",
                             "join two tensors first, or reshape so that the last dimension is 2")
     if len(x.shape) == 1:
-        left, right = builder().create("split", [semantic.reshape(x, (1, 2))]).results
+        left, right = builder().create("split", [tiles.reshape(x, (1, 2))]).results
         return tensor(unsplat(left)), tensor(unsplat(right))
     left, right = builder().create("split", [x]).results
     return tensor(left), tensor(right)
@@ -58,8 +58,8 @@ def cat(input, other, can_reorder=False) -> tensor:
     if len(a.shape) != 1 or a.type != b.type:
         raise SemanticError(f"cat takes two 1-D tensors of one shape and dtype, got {a.type} and {b.type}",
                             "for other shapes, use tl.join (a new last axis) and reshape")
-    pairs = semantic.trans(emit("join", [a, b]), (1, 0))  # [2, n]: input's row, then other's
-    return tensor(semantic.reshape(pairs, (2 * a.shape[0],)))
+    pairs = tiles.trans(emit("join", [a, b]), (1, 0))  # [2, n]: input's row, then other's
+    return tensor(tiles.reshape(pairs, (2 * a.shape[0],)))
 
 
 # --8<-- [start:gather]
@@ -117,7 +117,7 @@ def histogram(input, num_bins, mask=None) -> tensor:
 def trans(input, *dims) -> tensor:
     dims = tuple(_const_int(d, "trans's dims") for d in (_unwrap(dims[0]) if len(dims) == 1 and
                                                             isinstance(_unwrap(dims[0]), (tuple, list)) else dims))
-    return tensor(semantic.trans(_value(input), dims))
+    return tensor(tiles.trans(_value(input), dims))
 
 
 @builtin(method=True)
@@ -134,7 +134,7 @@ def permute(input, *dims) -> tensor:
 @builtin(method=True)
 def reshape(input, *shape, can_reorder=False) -> tensor:
     shape = _shape(shape[0] if len(shape) == 1 else shape)
-    return tensor(semantic.reshape(_value(input), shape))
+    return tensor(tiles.reshape(_value(input), shape))
 
 
 view = reshape
@@ -174,6 +174,6 @@ def expand_dims(input, axis) -> tensor:
         raise SemanticError(f"expand_dims received duplicate axes, normalized axes = {normalized}",
                             "give each new axis once")
     for a in sorted(normalized):
-        result = semantic.expand_dims(result, a)
+        result = tiles.expand_dims(result, a)
     return tensor(result)
 # --8<-- [end:views]
