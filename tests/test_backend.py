@@ -322,7 +322,7 @@ def _wide_row_kernel(x_ptr, y_ptr, N: tl.constexpr):
 @needs_ptxas
 @pytest.mark.parametrize("num_warps", [4, 16, 32])
 def test_registers_fit_every_thread_of_the_block(fresh_cache, num_warps):
-    """The PTX bounds the block (`.maxntid`, as Triton's does), so ptxas never gives a thread more
+    """The PTX bounds the block (`.maxntid`; Triton's, `.reqntid`), so ptxas never gives a thread more
     registers than the block's threads can share (65536 of them; at most 255 a thread). Before, a
     16-warp layer norm backward took 146 registers a thread, and its launch was refused."""
     x = aligned(16384)
