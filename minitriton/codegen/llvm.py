@@ -44,9 +44,9 @@ def lower(fn: ir.Function, num_warps: int, arch: str, maxnreg: int | None = None
 # --8<-- [start:maxntid]
 def bound_threads(module: ll.Module, kernel: ll.Function, threads: int) -> None:
     """Tell ptxas that `kernel` runs at most `threads` threads per block (PTX `.maxntid`; Triton
-    gives the exact count, `.reqntid`). ptxas then keeps each thread within the registers that many threads can share
-    (65536 / threads: 128 at 16 warps), spilling the rest; without the bound it may take up to
-    255, and a launch of 512 threads is refused ("too many resources requested")."""
+    gives the exact count, `.reqntid`). ptxas then keeps each thread within the registers that many
+    threads can share (65536 / threads: 128 at 16 warps), spilling the rest; without the bound it
+    may take up to 255, and a launch of 512 threads is refused ("too many resources requested")."""
     module.add_named_metadata("nvvm.annotations", [kernel, ll.MetaDataString(module, "maxntidx"),
                                                    ll.Constant(ll.IntType(32), threads)])
 # --8<-- [end:maxntid]
