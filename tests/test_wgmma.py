@@ -134,33 +134,24 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
 # ---------------------------------------------------------------------------- B K-major, any N
 
 @triton.jit
-def nt_matmul_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """C = A @ BT^T, both row-major, K a multiple of BLOCK_K: B is loaded K fastest (as attention's
-    backward loads Q^T, K^T and V^T), so wgmma keeps it K-major in shared memory."""
+def nt_matmul_kernel(A, BT, C, M, N, K, TRANS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    """C = A @ BT^T, both row-major, K a multiple of BLOCK_K. B is loaded K fastest (as attention's
+    backward loads Q^T, K^T and V^T), so wgmma keeps it K-major in shared memory: by transposed
+    pointers, or (TRANS) as B^T lies, rows of K, and transposed by `.T`, as attention's forward
+    writes `k = desc_k.load(...).T`; the pipeliner then copies each tile of B^T into the ring as
+    B, with no transpose in registers."""
     rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
     for k in range(0, K, BLOCK_K):
         a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
-        b = tl.load(BT + rn[None, :] * K + (k + rk)[:, None], mask=rn[None, :] < N, other=0)
+        if TRANS:
+            b = tl.load(BT + rn[:, None] * K + (k + rk)[None, :], mask=rn[:, None] < N, other=0).T
+        else:
+            b = tl.load(BT + rn[None, :] * K + (k + rk)[:, None], mask=rn[None, :] < N, other=0)
         acc = tl.dot(a, b, acc)
-    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-@triton.jit
-def nt_trans_kernel(A, BT, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """The same product with B^T loaded as it lies (N x K, rows of K) and transposed by `.T`, as
-    attention's forward writes `k = desc_k.load(...).T`: the pipeliner copies each tile of B^T
-    into the ring as B, K-major, with no transpose in registers."""
-    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0)
-        bt = tl.load(BT + rn[:, None] * K + (k + rk)[None, :], mask=rn[:, None] < N, other=0)
-        acc = tl.dot(a, bt.T, acc)
     tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
@@ -169,10 +160,10 @@ NT_CASES = [((100, 70, 256), (64, 32, 128), 4), ((130, 40, 128), (128, 16, 64), 
             ((70, 20, 64), (64, 8, 32), 4), ((200, 100, 256), (128, 16, 128), 8), ((64, 96, 96), (64, 32, 32), 4)]
 
 
-@pytest.mark.parametrize("kernel", [nt_matmul_kernel, nt_trans_kernel], ids=["pointers", "trans"])
+@pytest.mark.parametrize("trans", [False, True], ids=["pointers", "trans"])
 @pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
 @pytest.mark.parametrize("shape, blocks, num_warps", NT_CASES, ids=str)
-def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16, kernel):
+def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16, trans):
     rng = np.random.default_rng(sum(shape))
     m, n, k = shape
     raw = [rng.standard_normal(s) for s in ((m, k), (n, k))]
@@ -186,8 +177,8 @@ def test_b_k_major_at_any_n(device, shape, blocks, num_warps, bf16, kernel):
         a, bt = a.astype(np.float64), bt.astype(np.float64)
     c = device.array(np.full((m, n), np.nan, np.float32))
     block_m, block_n, block_k = blocks
-    kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
-        *arrays, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    nt_matmul_kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
+        *arrays, c, m, n, k, TRANS=trans, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
     assert np.all(np.abs(device.numpy(c) - a @ bt.T) <= 40 * 2**-24 * magnitude(a, bt.T))
 
 
@@ -198,9 +189,9 @@ def test_a_transposed_load_is_copied_in_as_b(shape, blocks, num_warps):
     and the loop issues no ordinary global load."""
     (m, n, k), (block_m, block_n, block_k) = shape, blocks
     a, bt = np.zeros((m, k), np.float16), np.zeros((n, k), np.float16)
-    compiled = nt_trans_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, BLOCK_M=block_m,
-                                      BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_90a",
-                                      num_warps=num_warps)
+    compiled = nt_matmul_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, TRANS=True,
+                                       BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1),
+                                       target="sm_90a", num_warps=num_warps)
     layout = compiled.asm["layout"]
     copies = [line for line in layout.splitlines() if "async_load" in line]
     assert copies and all("ring" in line for line in copies)
@@ -215,8 +206,9 @@ def test_b_k_major_stays_on_wgmma(shape, blocks, num_warps):
     does (attention's backward has N = 16 and 32). Before, these dots fell back to mma.sync."""
     (m, n, k), (block_m, block_n, block_k) = shape, blocks
     a, bt = np.zeros((m, k), np.float16), np.zeros((n, k), np.float16)
-    ptx = nt_matmul_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, BLOCK_M=block_m, BLOCK_N=block_n,
-                                  BLOCK_K=block_k, grid=(1, 1), target="sm_90a", num_warps=num_warps).asm["ptx"]
+    ptx = nt_matmul_kernel.warmup(a, bt, np.zeros((m, n), np.float32), m, n, k, TRANS=False, BLOCK_M=block_m,
+                                  BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_90a",
+                                  num_warps=num_warps).asm["ptx"]
     assert f"wgmma.mma_async.sync.aligned.m64n{block_n}k16.f32.f16.f16" in ptx
     assert "mma.sync" not in ptx
 

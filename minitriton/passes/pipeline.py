@@ -50,7 +50,8 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
         user = used_by[0]
         if user.name == "trans" and tuple(user.attrs["perm"]) == (1, 0) and user in body.ops:
             read_by = users.get(id(user.result), [])
-            shared = ldmatrix_operand(read_by[0]) if len(read_by) == 1 and read_by[0].name == "convert_layout" else None
+            converted = len(read_by) == 1 and read_by[0].name == "convert_layout"
+            shared = ldmatrix_operand(read_by[0]) if converted else None
             if isinstance(shared, WgmmaOperand) and _copies_rows(shared) and \
                     _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
                 found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
