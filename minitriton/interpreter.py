@@ -32,7 +32,7 @@ The semantics, which are Triton's:
   fp16s; `tl.cumsum` of bf16 and `tl.sum(x, dtype=tl.float32)` convert to fp32 first): a 16-bit
   float is rounded after every step, as the GPU does. A reduction folds halves (element i with
   element i + n/2, until one is left), a scan goes along the axis; `argmax`/`argmin` give the
-  first index among equal values. `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
+  first index among equal values, and a NaN loses to every number (a slice of NaN alone: index 0). `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
   first rounded to tf32 (10 mantissa bits, to nearest, ties away: `cvt.rna.tf32.f32`).
 - fp8 values are held in float32, like bf16's, and stored as their 8-bit codes. A `cast` to an fp8
@@ -157,9 +157,18 @@ def _addptr(program, op, pointer, offset):
     return pointer + np.asarray(offset).astype(np.int64) * op.result.dtype.pointee.itemsize
 
 
+def _arg_extremum(extremum: Callable) -> Callable:
+    """argmax/argmin: the first index of the extremum, where a NaN loses to every number (as in
+    `max`, IEEE's maxNum) and a slice of NaN alone gives its first index."""
+    def arg(x, axis):
+        hit = x == extremum(x, axis=axis, keepdims=True)
+        return np.argmax(np.where(hit.any(axis=axis, keepdims=True), hit, True), axis=axis)
+    return arg
+
+
 REDUCERS: dict[str, Callable] = {
     "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.fmax.reduce,
-    "min": np.fmin.reduce, "argmax": np.argmax, "argmin": np.argmin,
+    "min": np.fmin.reduce, "argmax": _arg_extremum(np.fmax.reduce), "argmin": _arg_extremum(np.fmin.reduce),
     "xor": np.bitwise_xor.reduce, "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
 }
 SCANS: dict[str, Callable] = {

@@ -16,6 +16,10 @@ where one fact of the generated code shows the fix, the CPU suite asserts it.
   made it 0 * inf, NaN (seed 269).
 - Shifts by an amount outside [0, width) and INT_MIN // -1, which LLVM leaves poison or undefined
   (the fuzzer keeps them out of its programs): both backends follow the interpreter's rule.
+- argmax/argmin over NaN: Triton's combine step (`value1 > value2`) is false for a NaN either way,
+  so which index won depended on the order of the folds; the interpreter took numpy's first NaN.
+  Both backends now let a NaN lose to every number, as `tl.max` (maxNum) does, and give a slice of
+  NaN alone its first index.
 """
 from __future__ import annotations
 
@@ -60,6 +64,8 @@ def _combine_reference(kind: str, va, ia, vb, ib):
     among equal ones (`_argmax_combine_tie_break_left`), compared as the values' own type."""
     better = vb > va if kind == "argmax" else vb < va
     take_b = better | ((vb == va) & (ib < ia))
+    if va.dtype.kind == "f":  # a NaN loses to every number; of two NaN, the lower index wins
+        take_b |= np.isnan(va) & (~np.isnan(vb) | (ib < ia))
     return np.where(take_b, vb, va), np.where(take_b, ib, ia)
 
 
@@ -161,6 +167,66 @@ def test_no_signed_predicate_compares_booleans(axis):
                                   AXIS=axis, num_warps=num_warps, grid=(3,), target="sm_90a").asm["llir"]
     assert re.search(r"icmp u[gl]t i1 ", llir)
     assert not re.search(r"icmp s[gl][te] i1 ", llir)
+
+
+# ------------------------------------------------------------------------ argmax and argmin over NaN
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", [ir.float32, ir.float64], ids=str)
+def test_the_combine_step_lets_a_nan_lose(kind, dtype):
+    values = np.append(corner_values(dtype), [np.nan, np.nan])
+    va, vb = (a.reshape(-1) for a in np.meshgrid(values, values))
+    ia = np.tile(np.array([3, 5, 4], np.int32), len(va))[:len(va)]
+    ib = np.full(len(va), 4, np.int32)
+    build = lambda lw, *r: _combine(lw, kind, [dtype, ir.int32], (r[0], r[1]), (r[2], r[3]))
+    got = run_rule(build, [dtype, ir.int32] * 2, [dtype, ir.int32], va, ia, vb, ib)
+    want = _combine_reference(kind, va, ia, vb, ib)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def _nan_losing_index(line: np.ndarray, kind: str) -> int:
+    """The rule, one line at a time: the first index of the extremum of the numbers; 0 if none."""
+    numbers = [i for i, v in enumerate(line) if not np.isnan(v)]
+    if not numbers:
+        return 0
+    pick = max if kind == "argmax" else min
+    best = pick(float(line[i]) for i in numbers)
+    return next(i for i in numbers if float(line[i]) == best)
+
+
+NAN_TYPES = [ir.float32, ir.float16, ir.float64]
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", NAN_TYPES, ids=str)
+def test_argmax_and_argmin_over_nan_along_each_axis(dtype, axis, device):
+    """Lines with NaN first, last, alone, beside an infinity of the same side, and at random places,
+    folded in threads, across lanes and across warps; the values of max/min with their indices
+    are the extremes of the numbers (NaN for a line of NaN)."""
+    length, rng = 512, np.random.default_rng(5)
+    data = rng.integers(-40, 40, (61, length)).astype(np.float32)
+    data[rng.random(data.shape) < 0.2] = np.nan
+    data[0, :] = np.nan
+    data[1, 0], data[2, -1] = np.nan, np.nan
+    data[3, :], data[3, 7], data[3, 300] = -np.inf, np.nan, np.nan  # -inf beats NaN for argmax
+    data[4, :], data[4, 9] = np.inf, np.nan
+    data[5, :], data[5, 200:] = np.nan, 3.0
+    x = data.astype(dtype.np)
+    if axis == 0:
+        x = np.ascontiguousarray(x.T)
+    lines, R, C = 61, (4 if axis == 1 else length), (length if axis == 1 else 4)
+    index = device.array(np.full(4 * lines, -7, np.int32))
+    value = device.array(np.full(2 * lines, 99, x.dtype))
+    extremes_kernel[(16,)](device.array(x), index, value, lines, R=R, C=C, AXIS=axis, num_warps=4)
+    got, values = device.numpy(index).reshape(4, lines), device.numpy(value).reshape(2, lines)
+    lines_of = x if axis == 1 else x.T
+    for k, kind in enumerate(["argmax", "argmin", "argmax", "argmin"]):
+        want = [_nan_losing_index(line, kind) for line in lines_of]
+        np.testing.assert_array_equal(got[k], want, err_msg=f"{kind} (result {k})")
+    for k, kind in enumerate(["argmax", "argmin"]):
+        want = [line[_nan_losing_index(line, kind)] for line in lines_of]
+        np.testing.assert_array_equal(values[k], np.array(want, x.dtype), err_msg=kind)
 
 
 # ------------------------------------------------------------------------------------- umulhi

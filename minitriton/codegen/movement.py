@@ -74,8 +74,9 @@ COMBINE_OPS = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum", 
 def _combine(lw: Lowering, kind: str, dtypes: list[ir.DType], a: tuple, b: tuple,
              region: ir.Block | None = None) -> tuple:
     """Combine two partial results, each a tuple of components (`passes.geometry.components`): for
-    argmax/argmin a (value, index) pair whose ties keep the lower index; for "combine" the user's
-    function, lowered again wherever two partials meet, on the left's components then the right's."""
+    argmax/argmin a (value, index) pair whose ties keep the lower index (a NaN loses, as in `max`);
+    for "combine" the user's function, lowered again wherever two partials meet, on the left's
+    components then the right's."""
     B = lw.b
     if kind == "combine":
         for arg, value in zip(region.args, a + b):
@@ -93,6 +94,9 @@ def _combine(lw: Lowering, kind: str, dtypes: list[ir.DType], a: tuple, b: tuple
             better = cmp(">" if kind == "argmax" else "<", fb, fa)
             equal = cmp("==", fb, fa)
         take_b = B.or_(better, B.and_(equal, B.icmp_signed("<", ib, ia)))
+        if dtype.is_floating():  # a NaN loses to every number; between two NaN the lower index
+            nan_a, nan_b = B.fcmp_unordered("uno", fa, fa), B.fcmp_unordered("uno", fb, fb)
+            take_b = B.or_(take_b, B.and_(nan_a, B.or_(B.not_(nan_b), B.icmp_signed("<", ib, ia))))
         return B.select(take_b, vb, va), B.select(take_b, ib, ia)
     return (apply(lw, COMBINE_OPS[kind], None, dtypes[0], a[0], b[0]),)
 

@@ -148,20 +148,24 @@ def reduce(g) -> bool:
 
 def _indices(g, a: Value, kind, axis, keep, shape, axes, defined) -> bool:
     """tl.argmax / tl.argmin, and tl.max(..., return_indices=True): the first index among equal
-    values; a NaN along the axis leaves the result undefined (Triton's combine is order-dependent)."""
+    values, where a NaN loses to every number (as in tl.max); a slice of NaN alone gives index 0."""
     t = FP32 if a.dtype == BF16 else a.dtype
     x = rules.cast(a.ref, a.dtype, t)
     squeeze = lambda r: np.asarray(r).reshape((g.P,) + shape)
-    nan = np.isnan(_f64(x)) if t.is_float else np.zeros(x.shape, bool)
-    ok = ~np.any(nan, axis=axes[0])
-    defined = squeeze(ok if defined is None else ok & defined.reshape(ok.shape))
-    clean = np.where(nan, 0, x)
-    index = squeeze((np.argmin if kind == "argmin" else np.argmax)(clean, axis=axes[0]).astype(np.int32))
+    f = _f64(x) if t.is_float else np.asarray(x)
+    nan = np.isnan(f) if t.is_float else np.zeros(f.shape, bool)
+    worst = np.inf if kind == "argmin" else -np.inf
+    key = np.where(nan, worst, f) if t.is_float else f
+    best_key = (np.min if kind == "argmin" else np.max)(key, axis=axes[0], keepdims=True)
+    winners = (key == best_key) & ~nan
+    winners |= ~np.any(winners, axis=axes[0], keepdims=True)  # all NaN: every index ties
+    first = np.argmax(winners, axis=axes[0], keepdims=True)
+    index, best = squeeze(first.astype(np.int32)), squeeze(np.take_along_axis(x, first, axis=axes[0]))
+    defined = None if defined is None else squeeze(defined)
     tail = f", {axis}" + (", keep_dims=True" if keep else "")
     if kind != "max_indices":
         g.value(f"tl.{kind}({a.name}{tail})", I32, shape, index, defined=defined)
         return True
-    best = squeeze(np.max(clean, axis=axes[0]))
     g.values(f"tl.max({a.name}{tail}, return_indices=True)", [(t, shape, best, None), (I32, shape, index, None)], defined)
     return True
 

@@ -5,7 +5,7 @@ of its dtype (`rules.DType.holder`); `err`, where the value is not exactly defin
 approximate math function, fp32 `/`, a float sum in an unspecified order), an absolute bound on how
 far a correct result may be from `ref` (None: it must be equal, bit for bit but for the sign of a
 zero); and `defined`, the lanes whose value the rules define at all (a masked load without `other=`
-leaves its masked lanes undefined, and so does a NaN in an argmax). A `Literal` is a Python number
+leaves its masked lanes undefined). A `Literal` is a Python number
 written into the source: Triton types it weakly (`rules.computation_type`).
 """
 from __future__ import annotations
