@@ -4,7 +4,7 @@ problem is there and passes once a new ptxas or driver has fixed it.
 
 - ptxas -O3 (CUDA 13.0, and the JIT of driver 580) was seen by the differential fuzzer on an H200
   to drop the negation in `max(-93 - t, u)`, computing `max(t + 93, u)`; `-O0` keeps it. The
-  kernel below computes `max(c - t, u)` written four equivalent ways, for every integer width, so
+  kernel below computes `max(c - t, u)` written five equivalent ways, for every integer width, so
   a run shows which forms and types the bug reaches (chapter 9, "When ptxas is wrong").
 """
 from __future__ import annotations
@@ -37,12 +37,17 @@ def max_of_constant_minus_kernel(t_ptr, u_ptr, out_ptr, n, FORM: tl.constexpr, B
         v = -(t + 93)
     elif FORM == 2:
         v = -t - 93
-    else:
+    elif FORM == 3:
         v = ~t - 92  # the same number in two's complement
-    tl.store(out_ptr + offs, tl.maximum(v, u), mask=mask)
+    else:
+        v = -93 - t
+    if FORM == 4:  # a compare and a select instead of max
+        tl.store(out_ptr + offs, tl.where(v > u, v, u), mask=mask)
+    else:
+        tl.store(out_ptr + offs, tl.maximum(v, u), mask=mask)
 
 
-@pytest.mark.parametrize("form", [0, 1, 2, 3], ids=["c-t", "-(t+c)", "-t-c", "~t-(c-1)"])
+@pytest.mark.parametrize("form", [0, 1, 2, 3, 4], ids=["c-t", "-(t+c)", "-t-c", "~t-(c-1)", "where"])
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
 def test_ptxas_keeps_the_negation_in_max_of_a_constant_minus_t(dtype, form, monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "0")

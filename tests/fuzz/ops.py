@@ -86,6 +86,15 @@ def _nonzero(g, b: Value) -> Value:
     fill = holder_of(Literal(k), b.dtype, g.P)
     return g.value(f"tl.where({cond}, {k}, {b.name})", b.dtype, b.shape,
                    np.where(bad, expand(fill, len(b.shape)), b.ref), operands=[b])
+
+
+def _toward(g, v: Value, k: int) -> Value:
+    """v, with the lanes where its low two bits are 01 set to k: an integer's edge on purpose."""
+    fill = expand(holder_of(Literal(k), v.dtype, g.P), len(v.shape))
+    one = np.array(1).astype(v.dtype.holder)
+    return g.value(f"tl.where(({v.name} & 3) == 1, {k}, {v.name})", v.dtype, v.shape,
+                   np.where((v.ref & np.array(3).astype(v.dtype.holder)) == one, fill, v.ref), operands=[v])
+# --8<-- [end:nonzero]
 # --8<-- [end:nonzero]
 
 
@@ -102,7 +111,12 @@ def divide(g) -> bool:
     t = _typed(lhs, rhs, div_or_mod=True)
     if symbol == "//" and not t.is_int:
         raise Refused("// of floats")
-    if not _is_literal(rhs):
+    if t.is_int and g.chance(0.25):  # the edges minitriton defines: x // 0, INT_MIN // -1
+        if not _is_literal(rhs):
+            rhs = _toward(g, rhs, g.choice([0, -1]) if rhs.dtype.signed else 0)
+        if not _is_literal(lhs) and lhs.dtype.signed:
+            lhs = _toward(g, lhs, -(1 << (lhs.dtype.bits - 1)))
+    elif not _is_literal(rhs):
         rhs = _nonzero(g, rhs)
     shape = broadcast([lhs.shape, rhs.shape])
     x, y = _operands(g, t, shape, lhs, rhs)
@@ -213,7 +227,8 @@ def bitwise(g) -> bool:
 
 
 def _shift(g, a: Value, symbol: str) -> bool:
-    """a << b, a >> b with 0 <= b < the width: `>>` is arithmetic when `a` is signed."""
+    """a << b, a >> b: `>>` is arithmetic when `a` is signed. The amount is masked below the width,
+    or one time in four below twice the width: past it, the edge minitriton defines."""
     if a.dtype.kind == "bool":
         return False
     b = g.pick(lambda v: v.exact and v.dtype.kind in ("int", "uint") and broadcast([a.shape, v.shape]) is not None)
@@ -222,7 +237,8 @@ def _shift(g, a: Value, symbol: str) -> bool:
         b = Literal(int(g.rng.integers(0, t.bits)))
     else:
         t = rules.computation_type(a.dtype, False, b.dtype, False)
-        b = g.value(f"{b.name} & {t.bits - 1}", b.dtype, b.shape, b.ref & np.array(t.bits - 1).astype(b.dtype.holder),
+        below = min(t.bits * (2 if g.chance(0.25) else 1), 1 << (b.dtype.bits - b.dtype.signed)) - 1
+        b = g.value(f"{b.name} & {below}", b.dtype, b.shape, b.ref & np.array(below).astype(b.dtype.holder),
                     None, [b])
     shape = broadcast([a.shape, b.shape])
     x, y = _operands(g, t, shape, a, b)

@@ -8,7 +8,9 @@ emits), so that the fuzzer compares minitriton with Triton's definitions, not wi
   takes the tensor's type; else fp64 > fp32 > fp16 > bf16, but bf16 with anything other than bf16
   (an integer) is fp32; `/` and `%` of 16-bit floats compute in fp32; two integers: the wider, and at equal width the unsigned one
   (C's usual arithmetic conversions). `int1` is an unsigned integer of one bit.
-- integers wrap; `//` and `%` truncate toward zero (C: the remainder takes the dividend's sign).
+- integers wrap; `//` and `%` truncate toward zero (C: the remainder takes the dividend's sign);
+  what LLVM leaves undefined (a divisor of 0, INT_MIN // -1, a shift past the width) minitriton
+  defines (`c_div`, `shift`).
 - float arithmetic is IEEE's, rounded to nearest even, per op; a float -> int cast truncates;
   int -> float and narrowing float casts round to nearest even, once; fp16/bf16 to anything but
   fp32 go through fp32.
@@ -289,26 +291,43 @@ def _as_python(x) -> np.ndarray:
     return np.asarray(x).astype(object)
 
 
+def _wrapped(values, t: DType) -> np.ndarray:
+    """Python integers wrapped to t's width, as two's complement for a signed t."""
+    size, top = 1 << t.bits, 1 << (t.bits - 1)
+    wrap = np.frompyfunc(lambda v: v % size - (size if t.signed and v % size >= top else 0), 1, 1)
+    return wrap(values).astype(t.holder)
+
+
+def _truncated_quotient(x: int, y: int) -> int:
+    return abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+
+
+# Where Triton (LLVM's sdiv, srem, shl, ashr, lshr) leaves the result undefined, minitriton defines
+# it, and both its backends follow: x // 0 and x % 0 are 0; INT_MIN // -1 wraps to INT_MIN (and
+# INT_MIN % -1 is 0); a shift by an amount outside [0, width) gives 0, or copies of the sign bit for
+# an arithmetic >>.
 def c_div(a, b, t: DType) -> np.ndarray:
-    """Integer division truncating toward zero (sdiv / udiv); b != 0 and no INT_MIN / -1."""
+    """Integer division truncating toward zero (sdiv / udiv)."""
     a, b = _as_python(a), _as_python(b)
-    q = np.frompyfunc(lambda x, y: abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1), 2, 1)(a, b)
-    return q.astype(t.holder)
+    return _wrapped(np.frompyfunc(lambda x, y: _truncated_quotient(x, y) if y else 0, 2, 1)(a, b), t)
 
 
 def c_rem(a, b, t: DType) -> np.ndarray:
     """The remainder of c_div: a - (a / b) * b, so it has the dividend's sign (srem / urem)."""
     a, b = _as_python(a), _as_python(b)
-    r = np.frompyfunc(lambda x, y: x - abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1) * y, 2, 1)(a, b)
-    return r.astype(t.holder)
+    return _wrapped(np.frompyfunc(lambda x, y: x - _truncated_quotient(x, y) * y if y else 0, 2, 1)(a, b), t)
 
 
 def shift(op: str, a, b, t: DType, arithmetic: bool) -> np.ndarray:
-    """<< and >> with 0 <= b < bits: >> is arithmetic when the left operand was signed (core.py's
-    __rshift__ looks at it before promotion), else logical."""
+    """<< and >>: >> is arithmetic when the left operand was signed (core.py's __rshift__ looks at
+    it before promotion), else logical."""
     kind = np.dtype(str(_unsigned(t)).replace("u", "") if op == "shr" and arithmetic else _unsigned(t))
-    a, b = np.asarray(a).astype(t.holder).astype(kind), np.asarray(b).astype(np.int64).astype(kind)
-    return (np.left_shift if op == "shl" else np.right_shift)(a, b).astype(t.holder)
+    amount = np.asarray(b).astype(t.holder).astype(np.int64)
+    inside = (amount >= 0) & (amount < t.bits)
+    a = np.asarray(a).astype(t.holder).astype(kind)
+    moved = (np.left_shift if op == "shl" else np.right_shift)(a, np.where(inside, amount, 0).astype(kind))
+    outside = np.where(a < 0, -1, 0).astype(kind) if op == "shr" and arithmetic else np.zeros_like(a)
+    return np.where(inside, moved, outside).astype(t.holder)
 
 
 def umulhi(a, b, t: DType) -> np.ndarray:
