@@ -88,6 +88,12 @@ class ArgumentKindError(LaunchError, CompilationError):
         CompilationError.__init__(self, loc, message, hint)
 
 
+class SlowCompileWarning(UserWarning):
+    """A kernel that compiles, but slowly: a tile so large that each thread holds thousands of its
+    elements, one register each, in straight-line code whose compile time grows with the square of
+    its length (in Triton too). Given at the line that makes the tile."""
+
+
 class InterpreterError(TritonError, RuntimeError):
     """A mistake a kernel made while it ran in the interpreter (out-of-bounds access, ...)."""
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -329,3 +330,31 @@ def test_registers_fit_every_thread_of_the_block(fresh_cache, num_warps):
     kernel = _wide_row_kernel.warmup(x, x, N=16384, grid=(1,), target="sm_90a", num_warps=num_warps)
     assert f".maxntid {32 * num_warps}" in kernel.asm["ptx"]
     assert kernel.metadata["registers"] <= min(255, 65536 // (32 * num_warps))
+
+
+@triton.jit
+def wide_copy_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+@pytest.mark.parametrize("block, num_warps, slow", [(65536, 1, True), (65536, 4, False), (2048, 1, False)])
+def test_a_tile_of_thousands_of_registers_per_thread_is_warned_of_at_its_line(block, num_warps, slow):
+    """The check runs on the kernel's layouts, before the long LLVM and ptxas steps it warns of."""
+    from minitriton.codegen.backend import warn_of_long_straight_lines
+    from minitriton.compiler import ASTSource, tile_ir
+    from minitriton.errors import SlowCompileWarning
+    from minitriton.passes.coalesce import coalesce
+    from minitriton.passes.layout import assign_layouts
+    from minitriton.kernel import launch_options
+    src = ASTSource(wide_copy_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32"}, constexprs={"BLOCK": block})
+    fn = tile_ir(src, launch_options(num_warps=num_warps))
+    assign_layouts(fn, num_warps, coalesce(fn, num_warps), "sm_90a")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_of_long_straight_lines(fn, num_warps)
+    assert [w.category for w in caught] == ([SlowCompileWarning] if slow else [])
+    if slow:
+        line = wide_copy_kernel.fn.__code__.co_firstlineno + 2  # offs = tl.arange(0, BLOCK)
+        assert (caught[0].filename, caught[0].lineno) == (__file__, line)
+        assert "65536 tile puts 2048 elements in each of the 32 threads" in str(caught[0].message)
