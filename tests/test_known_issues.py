@@ -5,7 +5,9 @@ problem is there and passes once a new ptxas or driver has fixed it.
 - ptxas -O3 (CUDA 13.0, and the JIT of driver 580) was seen by the differential fuzzer on an H200
   to drop the negation in `max(-93 - t, u)`, computing `max(t + 93, u)`; `-O0` keeps it. The
   kernel below computes `max(c - t, u)` written five equivalent ways, for every integer width, so
-  a run shows which forms and types the bug reaches (chapter 9, "When ptxas is wrong").
+  a run shows which forms and types the bug reaches (chapter 9, "When ptxas is wrong"). On an H100
+  (driver 580) all 20 cases pass with ptxas 13.0 and with Triton's ptxas 12.8: the reduction does
+  not reach the bug, and stays as a guard.
 """
 from __future__ import annotations
 
