@@ -593,11 +593,8 @@ def nearest(x: float, dtype: DType) -> float:
 
 # --8<-- [start:tf32]
 def round_to_tf32(x) -> np.ndarray:
-    """float32 values rounded to tf32 (10 mantissa bits) as `cvt.rna.tf32.f32` rounds: to nearest,
-    ties away from zero, by adding half of the dropped part to the bits (a carry may reach the
-    exponent: the largest finite values become infinity); NaN and infinity are only masked."""
+    """float32 values cut to tf32 (10 mantissa bits) as the tensor cores cut them: they are given
+    an fp32's 32 bits, as Triton gives them, and ignore the 13 lowest, which rounds toward zero."""
     bits = np.asarray(x, np.float32).view(np.uint32)
-    with np.errstate(over="ignore"):
-        added = np.where(np.isfinite(np.asarray(x, np.float32)), bits + np.uint32(0x1000), bits)
-    return (added & np.uint32(0xFFFFE000)).astype(np.uint32).view(np.float32)
+    return (bits & np.uint32(0xFFFFE000)).view(np.float32)
 # --8<-- [end:tf32]

@@ -34,7 +34,7 @@ The semantics, which are Triton's:
   element i + n/2, until one is left), a scan goes along the axis; `argmax`/`argmin` give the
   first index among equal values, and a NaN loses to every number (a slice of NaN alone: index 0). `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
-  first rounded to tf32 (10 mantissa bits, to nearest, ties away: `cvt.rna.tf32.f32`).
+  first cut to tf32 (10 mantissa bits, toward zero, as the tensor cores read fp32 bits).
 - fp8 values are held in float32, like bf16's, and stored as their 8-bit codes. A `cast` to an fp8
   is Triton's conversion (`dtypes.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
   clamped to the format's largest number, NaN to its NaN; the frontend computes every other op on
@@ -241,7 +241,7 @@ def _scan(program, op, *xs):
 def _dot(program, op, a, b, acc):
     """acc + a @ b (over the last two dimensions; a leading one is the batch). Floats multiply in
     float32 (float64 for fp64), which holds every product of two fp16, bf16, fp8 or tf32 numbers
-    exactly; "tf32" first rounds each fp32 operand as the tensor cores' conversion does. Integers
+    exactly; "tf32" first cuts each fp32 operand as the tensor cores do. Integers
     multiply exactly, and wrap into the accumulator's type (mma.sync clamps instead,
     Triton's `.satfinite`: the two agree while no sum leaves int32)."""
     inputs = op.operands[0].dtype

@@ -313,8 +313,8 @@ def test_tf32_and_fp8_matmul_configs_compile_for_hopper(case):
                                   INPUT_PRECISION=matmul_case.precision, **meta, **options)
         warpgroups_along_n = max(1, options["num_warps"] // 4 // (meta["BLOCK_SIZE_M"] // 64))
         assert instruction.format(meta["BLOCK_SIZE_N"] // warpgroups_along_n) in ptx, config
-        assert ("cp.async.cg" in ptx) == (case == "fp8e4m3") and "mma.sync" not in ptx, config
-        assert ("cvt.rna.tf32.f32" in ptx) == (case == "fp32 tf32"), config
+        assert "cp.async" in ptx and "mma.sync" not in ptx, config  # both pipelined
+        assert "cvt.rna.tf32.f32" not in ptx, config  # tf32: the tensor cores are given fp32 bits
         assert metadata["shared_bytes"] <= HOPPER_SHARED_BYTES, config
 
 

@@ -1,7 +1,7 @@
 """tl.dot as Triton 3.6 has it: every input precision, out_dtype, fp8 operands, 3-D (batched) dots.
 
 References are float64 products of the operands as the dot sees them: fp32 as it is ("ieee"),
-rounded to tf32 ("tf32", exactly as `cvt.rna.tf32.f32` rounds, modelled here on the bits), or
+cut to tf32 ("tf32": the 13 low bits cleared, as the tensor cores cut fp32 bits), or
 split into parts (tf32x3, bf16x3, bf16x6, whose error bounds follow from the parts' widths). A
 matmul kernel with masks runs sizes that are not multiples of its blocks, on several programs,
 with 4 and 8 warps; outputs start poisoned. Kernels run in the interpreter and are compiled for
@@ -22,9 +22,8 @@ def interpret(monkeypatch):
 
 
 def tf32_model(x: np.ndarray) -> np.ndarray:
-    """fp32 -> tf32 by the bits: add half of the 13 dropped bits (ties go away from zero), cut."""
-    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    return (((bits + 0x1000) & 0xFFFFE000).astype(np.uint32)).view(np.float32)
+    """fp32 -> tf32 by the bits: the 13 low mantissa bits dropped (toward zero)."""
+    return (x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
 @triton.jit
@@ -78,7 +77,7 @@ def test_ieee_is_fp32(num_warps):
 
 
 @pytest.mark.parametrize("num_warps", [4, 8])
-def test_tf32_rounds_each_operand_to_nearest_ties_away(num_warps):
+def test_tf32_cuts_each_operand_toward_zero(num_warps):
     a, b, acc = operands(1)
     c = matmul(a, b, acc, "tf32", num_warps=num_warps)
     model = acc + tf32_model(a).astype(np.float64) @ tf32_model(b)
@@ -86,13 +85,31 @@ def test_tf32_rounds_each_operand_to_nearest_ties_away(num_warps):
     assert np.all(np.abs(c - model) <= bound)
     fp32 = acc + a.astype(np.float64) @ b
     assert np.mean(np.abs(c - fp32) > bound) > 0.5  # it is not fp32: most results are off by more
-    assert np.all(np.abs(c - fp32) <= 2 * 2**-11 * scale(a, b) + bound)
+    assert np.all(np.abs(c - fp32) <= 2 * 2**-10 * scale(a, b) + bound)  # each cut loses < 2**-10
 
 
-def test_tf32_ties_go_away_from_zero():
+@pytest.mark.parametrize("blocks, num_warps", [((64, 64, 32), 4), ((32, 64, 32), 4), ((16, 16, 16), 8)],
+                         ids=["wgmma", "mma.sync", "cuda-cores"])
+def test_tf32_cuts_the_low_bits_on_every_path(device, blocks, num_warps):
+    """One product per result (b picks a column of a), so each result is tf32(a) exactly, in any
+    order of the sums: every path cuts as the interpreter does, the tensor cores on fp32 bits."""
+    m, n, k = 96, 80, 64
+    rng = np.random.default_rng(7)
+    a = (rng.uniform(1, 2, (m, k)) * rng.choice([-1, 1], (m, k))).astype(np.float32)  # random low bits
+    b = (np.arange(k)[:, None] == np.arange(n)[None, :] % k).astype(np.float32)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    block_m, block_n, block_k = blocks
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](device.array(a), device.array(b), c, device.array(np.zeros((m, n), np.float32)), m, n, k,
+                        PRECISION="tf32", OUT=tl.float32, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+                        num_warps=num_warps)
+    np.testing.assert_array_equal(device.numpy(c), tf32_model(a)[:, np.arange(n) % k])
+
+
+def test_tf32_drops_the_low_bits_of_either_sign():
     k = 16
-    a = np.full((16, k), 1 + 2**-11, np.float32)  # halfway between two tf32 numbers: goes up
-    a[:, 1] = -(1 + 2**-11)  # and down for a negative one
+    a = np.full((16, k), 1 + 2**-10 + 2**-11 + 2**-20, np.float32)  # past halfway: still cut down
+    a[:, 1] = -(1 + 2**-10 + 2**-11 + 2**-20)  # and a negative one cut toward zero too
     b = np.ones((k, 16), np.float32)
     c = matmul(a, b, np.zeros((16, 16), np.float32), "tf32", blocks=(16, 16, 16))
     np.testing.assert_array_equal(c, np.full((16, 16), (k - 2) * (1 + 2**-10), np.float32))
@@ -438,10 +455,11 @@ E4M3, E5M2, E4B15 = tl.float8e4nv, tl.float8e5, tl.float8e4b15
     ("sm_90a", (E4B15, E5M2), (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"]),
     # a shape wgmma does not fit (32 rows for 4 warps): fp16 values on mma.sync
     ("sm_90a", (E4M3, E4M3), (32, 64, 64), ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"]),
-    # tf32: mma.sync k8, or wgmma k8 (both operands K-major), operands rounded by cvt.rna either way
-    ("sm_80", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32.f32"]),
-    ("sm_90", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32.f32"]),
-    ("sm_90a", "tf32", (64, 64, 32), ["wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32", "cvt.rna.tf32.f32"]),
+    # tf32: mma.sync k8, or wgmma k8 (both operands K-major), given the fp32 bits as they are: the
+    # tensor cores cut them, so wgmma's operands are copied in by cp.async, pipelined
+    ("sm_80", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"]),
+    ("sm_90", "tf32", (64, 64, 32), ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"]),
+    ("sm_90a", "tf32", (64, 64, 32), ["wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32", "cp.async"]),
     ("sm_90a", "tf32x3", (128, 64, 16), ["wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"]),
     ("sm_90a", "fp16", (64, 64, 64), ["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"]),
 ], ids=str)
@@ -461,6 +479,7 @@ def test_each_operand_type_takes_its_tensor_core_instruction(arch, types, blocks
     for want in wants:
         assert want in ptx
     assert ("wgmma" in ptx) == ("wgmma" in wants[0]) and ("mma.sync" in ptx) == ("mma.sync" in wants[0])
+    assert "cvt.rna" not in ptx
 
 
 # Operands whose products are multiples of 1/16 of at most 2.25 in size, so that every partial sum of

@@ -17,7 +17,7 @@ from ..passes.geometry import WgmmaOperand
 from ..passes.layout import PTX_TYPES, mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, i16, i32, ll_type
-from .operands import tf32, tf32_bits, wgmma_descriptor
+from .operands import tf32, wgmma_descriptor
 from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
 
 
@@ -64,7 +64,8 @@ def _mma(lw: Lowering, op, a, b, acc):
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     accumulator = _accumulator_constraint(cv)
     constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
-    words = _pack if k_width > 1 else (lambda lw, values: [tf32_bits(lw, x) for x in values])
+    # tf32: one fp32 an operand register, its bits as they are (the tensor core cuts them)
+    words = _pack if k_width > 1 else (lambda lw, values: [lw.b.bitcast(x, i32) for x in values])
     out = list(acc)
     k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
@@ -108,8 +109,8 @@ def _pack(lw: Lowering, values: list) -> list:
 
 # --8<-- [start:tf32]
 def _operand_rounding(op):
-    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 rounds
-    it."""
+    """What a dot does to each operand register before multiplying: a "tf32" dot of fp32 on CUDA
+    cores cuts it to tf32, as the tensor cores would."""
     if op.operands[0].dtype.is_fp32() and op.attrs["input_precision"] == "tf32":
         return tf32
     return lambda lw, x: x

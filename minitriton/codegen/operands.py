@@ -35,8 +35,6 @@ def to_mma_operand(lw: Lowering, op, x) -> list:
     src, dst = op.operands[0], op.result
     shared = geometry.ldmatrix_operand(op)
     base = ll.Constant(i32, op.attrs.get("smem_offset", 0))
-    if src.dtype.is_fp32():  # only a "tf32" dot's fp32 operands reach the tensor cores
-        x = [tf32(lw, v) for v in x]
     _store_operand(lw, src, x, shared, base)
     if isinstance(shared, geometry.WgmmaOperand):
         # tensor cores read what threads wrote
@@ -176,17 +174,12 @@ def _local_read(lw: Lowering, op, stage):
 
 
 # --8<-- [start:tf32]
-def tf32_bits(lw: Lowering, x):
-    """An fp32 register rounded to tf32 (`cvt.rna.tf32.f32`: to nearest, ties away), as the
-    interpreter rounds the operands of a "tf32" dot (`dtypes.round_to_tf32`): the bits. The
-    tensor cores would only ignore the low 13 bits (round toward zero), so every path rounds
-    first: mma.sync's operand registers, wgmma's as they are stored, the FMA dot's."""
-    return lw.asm(i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], side_effect=False)
-
-
 def tf32(lw: Lowering, x):
-    """`tf32_bits` as an fp32 register."""
-    return lw.b.bitcast(tf32_bits(lw, x), f32)
+    """An fp32 register cut to tf32 as the tensor cores cut their operands (`dtypes.round_to_tf32`:
+    the 13 low bits cleared). Only the FMA dot needs it: mma.sync and wgmma are given the fp32
+    bits as they are, in registers or copied into shared memory, and cut them themselves."""
+    bits = lw.b.and_(lw.b.bitcast(x, i32), ll.Constant(i32, 0xFFFFE000))
+    return lw.b.bitcast(bits, f32)
 # --8<-- [end:tf32]
 
 

@@ -17,7 +17,8 @@ each iteration waits for its global loads before the tensor cores can start. Thi
 
 so global memory is read `S - 1` iterations before it is needed, by `cp.async`, while the tensor
 cores work. What may be pipelined: a load used only by a conversion to an mma operand (whose buffer
-takes each thread's runs as they are, along its lines: not a tf32 operand, nor runs across them), or the
+takes each thread's runs as they are, along its lines, not across them; a tf32 operand too: the
+tensor cores cut its fp32 bits themselves), or the
 two 32-bit operands of a dot on CUDA cores (which then reads them from their rings at each step of
 k, instead of staging them itself), whose pointers and mask come from the loop's index and carried
 values by side-effect-free arithmetic, with `other` absent or zero (cp.async fills masked elements
@@ -52,25 +53,19 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
             read_by = users.get(id(user.result), [])
             converted = len(read_by) == 1 and read_by[0].name == "convert_layout"
             shared = ldmatrix_operand(read_by[0]) if converted else None
-            if isinstance(shared, WgmmaOperand) and _copies_rows(shared) and \
+            if isinstance(shared, WgmmaOperand) and \
                     _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
                 found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
         elif user.name == "convert_layout":
             shared = ldmatrix_operand(user)
             copied = _run(op.operands[0], shared) * op.result.dtype.itemsize if shared is not None else 0
-            if copied >= 4 and _copies_rows(shared):  # cp.async copies 4 bytes or more
+            if copied >= 4:  # cp.async copies 4 bytes or more
                 found.append((op, user, shared))
         elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
             shared = _fma_ring(user, user.operands.index(op.result))
             if shared is not None:
                 fma.setdefault(id(user), []).append((op, user, shared))
     return found + [pair for pairs in fma.values() if len(pairs) == 2 for pair in pairs]
-
-
-def _copies_rows(shared) -> bool:
-    """Whether cp.async can fill this operand layout: it copies runs as they are, so not into a
-    tf32 operand (rounded in registers first)."""
-    return not isinstance(shared, WgmmaOperand) or shared.bits != 32
 
 
 def _fma_ring(dot: ir.Op, op_idx: int):

@@ -325,8 +325,8 @@ def dot(g) -> bool:
         finite_abs = lambda v: np.where(np.isfinite(_f64(v)), np.abs(_f64(v)), 0.0)
         magnitude = np.matmul(finite_abs(x), finite_abs(y)) + (finite_abs(acc.ref) if acc else 0.0)
         bound = (k + 8) * rules.unit_roundoff(FP32) * magnitude + ulp_bound(exact, FP32)
-        if dt == FP32 and precision != "ieee":
-            bound = bound + 2.0**-10 * magnitude
+        if dt == FP32 and precision != "ieee":  # each operand cut toward zero: under 2**-10 of itself
+            bound = bound + 2.0**-9 * (1 + 2.0**-10) * magnitude
         finite = np.all(np.isfinite(_f64(x)), axis=2)[:, :, None] & np.all(np.isfinite(_f64(y)), axis=1)[:, None, :]
         finite = finite & (np.isfinite(_f64(acc.ref)) if acc else True)
         bound = np.where(magnitude >= rules.max_finite(FP32) / 4, np.inf, np.where(finite, bound, 0.0))
