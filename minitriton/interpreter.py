@@ -32,7 +32,8 @@ The semantics, which are Triton's:
   fp16s; `tl.cumsum` of bf16 and `tl.sum(x, dtype=tl.float32)` convert to fp32 first): a 16-bit
   float is rounded after every step, as the GPU does. A reduction folds halves (element i with
   element i + n/2, until one is left), a scan goes along the axis; `argmax`/`argmin` give the
-  first index among equal values, and a NaN loses to every number (a slice of NaN alone: index 0). `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
+  first index among equal values, and a NaN loses to every number (a slice of NaN alone: index
+  0). `dot` multiplies fp16/bf16/fp8/fp32 in float32 (fp64 in float64,
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
   first cut to tf32 (10 mantissa bits, toward zero, as the tensor cores read fp32 bits).
 - fp8 values are held in float32, like bf16's, and stored as their 8-bit codes. A `cast` to an fp8
@@ -500,10 +501,15 @@ class Program:
 
 
 def _argument(param: ir.Value, value):
-    if param.dtype.is_ptr() and not isinstance(value, (int, np.integer)):
+    dtype = param.dtype
+    if dtype.is_ptr() and not isinstance(value, (int, np.integer)):
         raise LaunchError(f"argument {param.name!r} is a pointer: pass the address that Memory.add "
                           f"returned, not a {type(value).__name__}")
-    return as_dtype(param.dtype, value)[()]
+    if dtype.is_int() and not dtype.is_bool() and not dtype.is_ptr():  # as the GPU's launch packs it
+        info = np.iinfo(dtype.np)
+        if not isinstance(value, (int, np.integer)) or not info.min <= value <= info.max:
+            raise LaunchError(f"argument {param.name!r} should be {dtype.name}, got {value!r}")
+    return as_dtype(dtype, value)[()]
 
 
 def interpret(fn: ir.Function, grid: tuple[int, int, int], args: list, memory: Memory) -> None:

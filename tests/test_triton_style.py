@@ -897,10 +897,25 @@ def annotated_argument_kernel(out_ptr, v: tl.int8, w: "tl.float16"):
     tl.static_assert(w.dtype == tl.float16)
 
 
-def test_an_argument_annotated_with_a_dtype_takes_that_dtype():
-    out = np.zeros(1, np.float32)
-    annotated_argument_kernel[(1,)](out, 300, 0.1)  # 300 wraps to 44 in int8; 0.1 rounds to fp16
-    assert out[0] == np.float32(44 + np.float32(np.float16(0.1)))
+@triton.jit
+def annotated_double_kernel(out_ptr, x: tl.float64):
+    tl.store(out_ptr, x)
+
+
+def test_an_argument_annotated_with_a_dtype_takes_that_dtype(device):
+    """As in Triton 3.6, the annotation types the parameter itself: the launch converts the value
+    (0.1 to fp16; to fp64 exactly, where an fp32 parameter would have lost it), and refuses one the
+    type cannot hold."""
+    out = device.array(np.zeros(1, np.float32))
+    annotated_argument_kernel[(1,)](out, -100, 0.1)
+    assert device.numpy(out)[0] == np.float32(-100 + np.float32(np.float16(0.1)))
+    with pytest.raises(triton.LaunchError, match="should be (int8|i8), got 300"):
+        annotated_argument_kernel[(1,)](out, 300, 0.1)
+    double = device.array(np.zeros(1, np.float64))
+    annotated_double_kernel[(1,)](double, 0.1)
+    assert device.numpy(double)[0] == 0.1
+    ttir = annotated_argument_kernel.warmup(np.zeros(1, np.float32), 3, 0.5, grid=(1,), target="sm_90a").asm["ttir"]
+    assert "%v: i8" in ttir and "%w: f16" in ttir
 
 
 @triton.jit

@@ -64,7 +64,7 @@ def _mma(lw: Lowering, op, a, b, acc):
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     accumulator = _accumulator_constraint(cv)
     constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
-    # tf32: one fp32 an operand register, its bits as they are (the tensor core cuts them)
+    # tf32: one fp32 per operand register, its bits as they are (the tensor core cuts them)
     words = _pack if k_width > 1 else (lambda lw, values: [lw.b.bitcast(x, i32) for x in values])
     out = list(acc)
     k_tiles = av.shape[1] // k_step

@@ -111,12 +111,11 @@ def generate(jit_fn: KernelFunction, specs: dict[str, ArgSpec], constexprs: dict
                 continue
             annotation = jit_fn.signature.parameters[param].annotation
             const = tl.is_const(annotation)  # x_ptr: tl.const, read-only
+            spec, dtype = specs[param], tl.annotated_dtype(annotation)
+            if dtype is not None and isinstance(spec, ArgSpec) and not spec.dtype.is_ptr():
+                spec = ArgSpec(dtype)  # v: tl.int8: a parameter of that type, the launch converts to it
             try:
-                scope[param] = argument(param, specs[param], args, arg_attrs, const)
-                dtype = tl.annotated_dtype(annotation)  # v: tl.int8, converted on entry
-                if (dtype is not None and isinstance(specs[param], ArgSpec)
-                        and not specs[param].dtype.is_ptr()):
-                    scope[param] = tl.tensor(semantic.cast(tl._value(scope[param]), dtype))
+                scope[param] = argument(param, spec, args, arg_attrs, const)
             except SemanticError as e:  # a descriptor argument the language refuses
                 raise CompilationError(loc, f"argument `{param}`: {e}", e.hint) from _bare(e)
         CodeGenerator(parsed, builder, scope, depth=0).run_body(parsed.tree.body)

@@ -91,9 +91,10 @@ def _nonzero(g, b: Value) -> Value:
 def _toward(g, v: Value, k: int) -> Value:
     """v, with the lanes where its low two bits are 01 set to k: an integer's edge on purpose."""
     fill = expand(holder_of(Literal(k), v.dtype, g.P), len(v.shape))
-    one = np.array(1).astype(v.dtype.holder)
+    low_bits = v.ref & np.array(3).astype(v.dtype.holder)
+    chosen = low_bits == np.array(1).astype(v.dtype.holder)
     return g.value(f"tl.where(({v.name} & 3) == 1, {k}, {v.name})", v.dtype, v.shape,
-                   np.where((v.ref & np.array(3).astype(v.dtype.holder)) == one, fill, v.ref), operands=[v])
+                   np.where(chosen, fill, v.ref), operands=[v])
 # --8<-- [end:nonzero]
 # --8<-- [end:nonzero]
 
