@@ -168,8 +168,8 @@ def _arg_extremum(extremum: Callable) -> Callable:
 
 
 REDUCERS: dict[str, Callable] = {
-    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.fmax.reduce,
-    "min": np.fmin.reduce, "argmax": _arg_extremum(np.fmax.reduce), "argmin": _arg_extremum(np.fmin.reduce),
+    "sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.fmax.reduce, "min": np.fmin.reduce,
+    "argmax": _arg_extremum(np.fmax.reduce), "argmin": _arg_extremum(np.fmin.reduce),
     "xor": np.bitwise_xor.reduce, "and": np.bitwise_and.reduce, "or": np.bitwise_or.reduce,
 }
 SCANS: dict[str, Callable] = {
@@ -505,7 +505,7 @@ def _argument(param: ir.Value, value):
     if dtype.is_ptr() and not isinstance(value, (int, np.integer)):
         raise LaunchError(f"argument {param.name!r} is a pointer: pass the address that Memory.add "
                           f"returned, not a {type(value).__name__}")
-    if dtype.is_int() and not dtype.is_bool() and not dtype.is_ptr():  # as the GPU's launch packs it
+    if dtype.is_int() and not dtype.is_bool():  # checked as the GPU's launch packs it
         info = np.iinfo(dtype.np)
         if not isinstance(value, (int, np.integer)) or not info.min <= value <= info.max:
             raise LaunchError(f"argument {param.name!r} should be {dtype.name}, got {value!r}")
