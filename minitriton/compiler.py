@@ -96,7 +96,7 @@ def compile(src: ASTSource, target: GPUTarget | str | None = None,
 def tile_ir(src: ASTSource, options: Options) -> Function:
     """The first stages alone: the kernel's verified, simplified tile IR for one specialization."""
     return simplify(generate(src.fn, {n: arg_spec(k) for n, k in src.specs.items()}, src.constants,
-                             name=src.name, num_warps=options.num_warps))
+                             name=src.name, num_warps=options.num_warps), fp_fusion=options.enable_fp_fusion)
 
 
 def _options(options: Options | dict | None) -> Options:

@@ -96,6 +96,39 @@ def _elementwise(fn: Callable) -> Callable:
     return rule
 
 
+# --8<-- [start:fma]
+def _fma(a, b, c) -> np.ndarray:
+    """a * b + c rounded once, as the GPU's fma. For fp32 (and the 16-bit floats, which the GPU
+    computes in fp32) exactly: the float64 product of two 24-bit significands is exact, the float64
+    sum is rounded to odd (toward zero, then the last bit set if anything was lost), and rounding
+    that to fp32 is then the correct rounding of the true value. fp64 is rounded twice, product and
+    sum: near enough for a reference."""
+    a, b, c = (np.asarray(v) for v in (a, b, c))
+    if np.float64 in (a.dtype, b.dtype, c.dtype):
+        return a.astype(np.float64) * b + c
+    product, c = a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = product + c
+        back = total - product  # two-sum: `lost` is exactly what rounding the sum dropped
+        lost = (product - (total - back)) + (c - back)
+    bits = np.atleast_1d(total).view(np.int64).copy()
+    inexact = np.atleast_1d((lost != 0) & np.isfinite(total))
+    away = inexact & (np.atleast_1d(np.signbit(lost)) != np.atleast_1d(np.signbit(total)))
+    bits[away] -= 1  # one step toward zero: the magnitude's bits, whatever the sign
+    bits[inexact] |= 1
+    return bits.view(np.float64).astype(np.float32).reshape(np.shape(total))
+# --8<-- [end:fma]
+
+
+def _exp2(program, op, x):
+    """2**x. In fp32 (and the 16-bit floats, computed in fp32) a result below the smallest normal
+    fp32 is 0, as the GPU's `ex2.approx.ftz` gives it; fp64 keeps its subnormals."""
+    result = np.exp2(_widen(x))
+    if not op.result.dtype.is_fp64():
+        result = np.where(result < np.finfo(np.float32).tiny, 0.0, result)
+    return as_dtype(op.result.dtype, result)
+
+
 def _minmax(ignoring_nan: Callable, propagating_nan: Callable) -> Callable:
     """IEEE's minNum/maxNum (a NaN loses) unless the op says `propagate_nan`."""
     return lambda program, op, a, b: as_dtype(op.result.dtype, (
@@ -432,14 +465,13 @@ RULES: dict[str, Callable] = {
     "xor": _elementwise(np.bitwise_xor), "not": _elementwise(np.invert),
     "shl": _elementwise(np.left_shift), "shr": _elementwise(np.right_shift),
     "umulhi": _elementwise(_umulhi),
-    "exp": _elementwise(np.exp), "exp2": _elementwise(np.exp2), "log": _elementwise(np.log),
+    "exp": _elementwise(np.exp), "exp2": _exp2, "log": _elementwise(np.log),
     "log2": _elementwise(np.log2), "sqrt": _elementwise(np.sqrt),
     "rsqrt": _elementwise(lambda x: 1 / np.sqrt(x)), "sin": _elementwise(np.sin),
     "cos": _elementwise(np.cos), "tanh": _elementwise(np.tanh),
     "erf": _elementwise(np.vectorize(math.erf, otypes=[np.float64])),
     "floor": _elementwise(np.floor), "ceil": _elementwise(np.ceil), "pow": _elementwise(np.power),
-    # one rounding, near enough: the float64 product of two fp32 values is exact
-    "fma": lambda program, op, a, b, c: as_dtype(op.result.dtype, np.asarray(a, np.float64) * b + c),
+    "fma": lambda program, op, a, b, c: as_dtype(op.result.dtype, _fma(a, b, c)),
     "cmp": lambda program, op, a, b: PREDICATES[op.attrs["predicate"]](a, b),
     "select": lambda program, op, c, a, b: np.where(c, a, b),
     "cast": _cast,

@@ -31,7 +31,7 @@ from .specialize import MISSING, constant, launch_key, plain_key, runtime_values
 # never share a compiled kernel. num_ctas (thread block clusters) is accepted so that launches
 # written for Triton run, and must be 1.
 LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None,
-                  "launch_cooperative_grid": False, "launch_pdl": False}
+                  "launch_cooperative_grid": False, "launch_pdl": False, "enable_fp_fusion": True}
 # --8<-- [end:launch-options]
 
 

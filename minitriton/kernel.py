@@ -53,6 +53,7 @@ class Options:
     launch_cooperative_grid: bool = False  # every program resident at once (cooperative launch)
     launch_pdl: bool = False  # may start before the previous kernel on the stream ends (PDL)
     extern_libs: tuple[tuple[str, str], ...] = ()  # (name, bitcode path): "libdevice" replaces NVIDIA's
+    enable_fp_fusion: bool = True  # the GPU may fuse a float multiply and add into one fma (Triton's default)
     target: str = "cuda"  # "interpreter", "cuda" (the GPU that is here) or an arch such as "sm_90"
 
     def recorded(self) -> dict[str, Any]:
@@ -62,7 +63,7 @@ class Options:
 
 
 def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_cooperative_grid=False,
-                   launch_pdl=False, extern_libs=None) -> Options:
+                   launch_pdl=False, extern_libs=None, enable_fp_fusion=True) -> Options:
     """The launch options, checked, as the compiler takes them (the target is the caller's to fill).
     An option given as None takes its default, as in Triton; a count may be a numpy integer."""
     num_warps = _count("num_warps", num_warps, 4, lambda n: 1 <= n <= 32 and not n & (n - 1))
@@ -70,7 +71,8 @@ def launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, launch_c
     maxnreg = _count("maxnreg", maxnreg, None, lambda n: n >= 1)
     return Options(num_warps=num_warps, num_stages=num_stages, num_ctas=1 if num_ctas is None else num_ctas,
                    maxnreg=maxnreg, launch_cooperative_grid=bool(launch_cooperative_grid),
-                   launch_pdl=bool(launch_pdl), extern_libs=_libraries(extern_libs))
+                   launch_pdl=bool(launch_pdl), extern_libs=_libraries(extern_libs),
+                   enable_fp_fusion=True if enable_fp_fusion is None else bool(enable_fp_fusion))
 
 
 def _libraries(extern_libs) -> tuple[tuple[str, str], ...]:
@@ -149,6 +151,7 @@ class KernelMetadata(Mapping):
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
     extern_libs: tuple[tuple[str, str], ...] = ()
+    enable_fp_fusion: bool = True
     shared_bytes: int = 0  # dynamic shared memory per program
     registers: int | None = None  # per thread, as ptxas reports it
     spill_stores: int | None = None  # bytes per thread stored to local memory for lack of registers

@@ -5,9 +5,10 @@ Not a stage. Triton gathers the environment variables it reads into groups of kn
 variables. minitriton reads each of its settings from its own variable, in the module that uses
 the setting, so a knob here is a view of that variable: reading it asks that module, setting it
 sets the variable (None unsets it), `del` unsets it, and a group's `scope()` puts its variables
-back as they were. Triton's knobs that would change nothing here (fp fusion, IR dumps and
-overrides, the launch hooks, the AMD and profiler groups) are left out rather than accepted and
-ignored. Chapter: 09-ptx-driver-cache.
+back as they were. Triton's knobs that would change nothing here (IR dumps and overrides, the
+launch hooks, the AMD and profiler groups) are left out rather than accepted and ignored, as is the
+default of fp fusion: a launch turns fusion off with `enable_fp_fusion=False`. Chapter:
+09-ptx-driver-cache.
 """
 from __future__ import annotations
 

@@ -403,3 +403,87 @@ def test_a_64_bit_shift_checks_every_bit_of_its_amount():
     ptx = integer_edges_kernel.warmup(x, x, np.zeros(32, np.int64), 8, BLOCK=8, grid=(1,), target="sm_90a").asm["ptx"]
     in_range = re.search(r"setp\.lt\.u64\s+(%p\d+), %rd\d+, 64;", ptx)
     assert in_range and re.search(rf"selp\.b64\s+%rd\d+, %rd\d+, 0, {in_range.group(1)};", ptx), ptx
+
+
+# --- a multiply and an add: one fma, in both backends -------------------------------------------
+
+@triton.jit
+def multiply_add_kernel(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a, b, c = tl.load(a_ptr + offs, mask=mask), tl.load(b_ptr + offs, mask=mask), tl.load(c_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * b + c, mask=mask)
+    tl.store(out_ptr + n + offs, a * b - c, mask=mask)
+    tl.store(out_ptr + 2 * n + offs, c - a * b, mask=mask)
+    tl.store(out_ptr + 3 * n + offs, a * b, mask=mask)  # the product itself, rounded
+
+
+def _fused_and_unfused(n: int):
+    """Products whose rounding the sums expose: c cancels most of a * b, so what a separate
+    multiply rounds away is most of the answer."""
+    rng = np.random.default_rng(3)
+    a = (1 + rng.integers(1, 2**12, n) * 2.0**-12).astype(np.float32)
+    b = (1 + rng.integers(1, 2**12, n) * 2.0**-12).astype(np.float32)
+    c = -(a.astype(np.float64) * b).astype(np.float32)
+    return a, b, c
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_a_multiply_and_an_add_are_one_fma_in_both_backends(fusion, device):
+    """With `enable_fp_fusion` (Triton's default) `a * b + c` is rounded once, on the GPU and in
+    the interpreter alike, bit for bit; without it, the product is rounded first. The product,
+    read by the adds and by a store, is still stored rounded."""
+    n = 1000
+    a, b, c = _fused_and_unfused(n)
+    out = device.array(np.full(4 * n, np.nan, np.float32))
+    multiply_add_kernel[(8,)](device.array(a), device.array(b), device.array(c), out, n, BLOCK=128,
+                              enable_fp_fusion=fusion)
+    got = device.numpy(out).reshape(4, n)
+    exact = a.astype(np.float64) * b  # exact: two 24-bit significands
+    product = exact.astype(np.float32)
+    one_rounding = [(exact + c).astype(np.float32), (exact - c).astype(np.float32), (c - exact).astype(np.float32)]
+    two_roundings = [product + c, product - c, c - product]
+    # here every exact sum fits in float64, so rounding it once to fp32 is the fma's answer
+    for row, want in enumerate(one_rounding if fusion else two_roundings):
+        np.testing.assert_array_equal(got[row], want)
+    assert (got[0] != product + c).sum() > n // 4 if fusion else True  # the case is not vacuous
+    np.testing.assert_array_equal(got[3], product)
+
+
+def test_the_interpreters_fma_is_rounded_once():
+    """`tl.fma` and a fused multiply-add in the interpreter: the float64 sum rounded to odd, then
+    to fp32, is correctly rounded, where rounding the float64 sum to nearest first is not."""
+    from fractions import Fraction
+    from minitriton.interpreter import _fma
+    a = np.float32(1 + 2**-12)  # a * a = 1 + 2**-11 + 2**-24: its last bit is half an fp32 ulp
+    tiny = np.float32(2.0**-80)
+    assert _fma(a, a, tiny) == np.float32(1 + 2**-11 + 2**-23)  # just above the tie: up
+    assert np.float32(np.float64(a) * a + tiny) == np.float32(1 + 2**-11)  # double rounding: down
+    assert _fma(a, a, -tiny) == np.float32(1 + 2**-11) and _fma(-a, a, -tiny) == -np.float32(1 + 2**-11 + 2**-23)
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal(3000) * 2.0 ** rng.integers(-20, 20, 3000)).astype(np.float32), \
+        rng.standard_normal(3000).astype(np.float32)
+    z = np.where(rng.random(3000) < 0.5, -(x.astype(np.float64) * y), rng.standard_normal(3000)).astype(np.float32)
+    got = _fma(x, y, z)
+    for g, u, v, w in zip(got, x, y, z):
+        exact = Fraction(float(u)) * Fraction(float(v)) + Fraction(float(w))
+        below, above = (np.nextafter(g, np.float32(d)) for d in (-np.inf, np.inf))
+        assert abs(Fraction(float(g)) - exact) <= min(abs(Fraction(float(below)) - exact), abs(Fraction(float(above)) - exact))
+
+
+def test_simplify_fuses_a_product_read_by_one_add_alone():
+    @triton.jit
+    def kernel(x_ptr, out_ptr, h_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        tl.store(out_ptr + offs, x * 3.0 - x)
+        tl.store(out_ptr + BLOCK + offs, (x + 1.0) * x + x * x)  # two products, one add: one fma
+        h = tl.load(h_ptr + offs)
+        tl.store(h_ptr + offs, h * h + h)  # fp16: not fused
+        tl.store(x_ptr + offs, (offs * 3 + 1).to(tl.float32))  # integers: not fused
+
+    x, h = np.ones(64, np.float32), np.ones(64, np.float16)
+    fused = kernel.warmup(x, x, h, BLOCK=64, grid=(1,), target="sm_90a").asm["ttir"]
+    unfused = kernel.warmup(x, x, h, BLOCK=64, grid=(1,), target="sm_90a", enable_fp_fusion=False).asm["ttir"]
+    assert fused.count("= fma ") == 2 and fused.count("= neg ") == 1 and fused.count("= mul ") == 3
+    assert "= fma " not in unfused and unfused.count("= mul ") == 5

@@ -462,7 +462,7 @@ def test_compile_without_a_target_is_for_the_current_one(no_gpu, monkeypatch):
     ({**SHIFT_SIGNATURE, "n": "int"}, GPUTarget("cuda", 90, 32), None, TypeError, "parameter `n`: unknown type"),
     ({1: "i32"}, GPUTarget("cuda", 90, 32), None, TypeError, "signature keys"),
     (SHIFT_SIGNATURE, GPUTarget("hip", "gfx942", 64), None, LaunchError, "NVIDIA GPUs only"),
-    (SHIFT_SIGNATURE, GPUTarget("cuda", 90, 32), {"enable_fp_fusion": False}, LaunchError, "compile options are"),
+    (SHIFT_SIGNATURE, GPUTarget("cuda", 90, 32), {"fast_everything": True}, LaunchError, "compile options are"),
     (SHIFT_SIGNATURE, GPUTarget("cuda", 90, 32), {"num_warps": 3}, LaunchError, "power of 2"),
 ])
 def test_compile_refuses_what_it_cannot_do(signature, target, options, error, words):

@@ -390,13 +390,14 @@ def test_tutorial_kernels_verify_after_simplify(name):
 
 @pytest.mark.parametrize("name", ["add", "softmax", "layer_norm", "dropout"])
 def test_simplify_preserves_meaning(name):
-    """The interpreter gives the same results before and after simplify (the pass's law)."""
+    """The interpreter gives the same results before and after simplify (the pass's law), the
+    multiply-adds left unfused: fusing them is the one rewrite that rounds differently (below)."""
     kernel, args, constexprs = TUTORIALS[name]
     results = []
     for clean in (False, True):
         fn = _generate(kernel, args, constexprs)
         if clean:
-            fn = simplify(fn)
+            fn = simplify(fn, fp_fusion=False)
         memory, values, arrays = Memory(), [], []
         for arg in fn.args:
             value = args[arg.name]

@@ -47,7 +47,8 @@ class CUDABackend:
             key = cache.make_key(source=jit_fn.cache_key,
                                  signature=[[n, key_json(k)] for n, k in specs.items()],
                                  constexprs=[[n, key_json(v)] for n, v in constexprs.items()],
-                                 options=[options.num_warps, options.num_stages, options.maxnreg], target=arch,
+                                 options=[options.num_warps, options.num_stages, options.maxnreg,
+                                          options.enable_fp_fusion], target=arch,
                                  toolkit=toolkit.versions(), libraries=link.fingerprint(options.extern_libs))
         except NoStableKey:
             key = None  # it depends on an object another process could not compare: never on disk

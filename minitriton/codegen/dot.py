@@ -98,6 +98,8 @@ def _pack(lw: Lowering, values: list) -> list:
     B = lw.b
     words = []
     per_word = 32 // values[0].type.width if isinstance(values[0].type, ll.IntType) else 2
+    if per_word == 2:
+        return [lw.pack_pair(values[i], values[i + 1]) for i in range(0, len(values), 2)]
     for start in range(0, len(values), per_word):
         word = None
         for i, x in enumerate(values[start:start + per_word]):

@@ -67,6 +67,7 @@ class Lowering:
         self.intrinsics: dict[str, ll.Function] = {}
         self.thread_parts: dict = {}
         self.strings = 0
+        self.rounded_from: dict[int, tuple] = {}  # id of a 16-bit register -> (its f32, its dtype)
         args = [ll_type(a.dtype) for a in fn.args]
         kernel = ll.Function(self.module, ll.FunctionType(ll.VoidType(), args), fn.name)
         kernel.calling_convention = "ptx_kernel"
@@ -163,12 +164,31 @@ class Lowering:
         return x
 
     def from_f32(self, x, dtype: ir.DType):
-        """An f32 register rounded to a 16-bit float (to nearest, ties to even)."""
+        """An f32 register rounded to a 16-bit float (to nearest, ties to even). Which f32 each
+        rounded register came from is remembered, so that two of them packed into one word
+        (`pack_pair`) can be rounded by one instruction."""
         if dtype.is_bf16():
-            return self.asm(i16, "cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], side_effect=False)
-        if dtype == ir.float16:
-            return self.b.fptrunc(x, f16)
-        return x
+            rounded = self.asm(i16, "cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], side_effect=False)
+        elif dtype == ir.float16:
+            rounded = self.b.fptrunc(x, f16)
+        else:
+            return x
+        self.rounded_from[id(rounded)] = (x, dtype)
+        return rounded
+
+    # --8<-- [start:pack-pair]
+    def pack_pair(self, low, high):
+        """Two 16-bit registers in one 32-bit word, `low` in the low bits. Where both were rounded
+        from f32 to the same type, one `cvt.rn.f16x2.f32` (or `.bf16x2`) rounds and packs them: one
+        instruction where there were four (Triton packs attention's P this way)."""
+        (lo, lo_type), (hi, hi_type) = (self.rounded_from.get(id(r), (None, None)) for r in (low, high))
+        if lo is not None and hi is not None and lo_type == hi_type and self.capability >= 80:
+            kind = "bf16x2" if lo_type.is_bf16() else "f16x2"
+            return self.asm(i32, f"cvt.rn.{kind}.f32 $0, $1, $2;", "=r,f,f", [hi, lo], side_effect=False)
+        bits = [self.b.zext(r if isinstance(r.type, ll.IntType) else self.b.bitcast(r, i16), i32)
+                for r in (low, high)]
+        return self.b.or_(bits[0], self.b.shl(bits[1], ll.Constant(i32, 16)))
+    # --8<-- [end:pack-pair]
 
     # --8<-- [start:counted_loop]
     def counted_loop(self, start, stop: int, step: int, carried: list, body) -> list:

@@ -44,6 +44,8 @@ def _pack(lw: Lowering, values: list, dtype: ir.DType, words: int, word_bits: in
     word = ll.IntType(word_bits)
     per_word = len(values) // words
     elem_bits = max(dtype.bits, 8)
+    if dtype.is_floating() and elem_bits == 16 and word_bits == 32 and per_word == 2:
+        return [lw.pack_pair(values[2 * w], values[2 * w + 1]) for w in range(words)]
     out = []
     for w in range(words):
         acc = None

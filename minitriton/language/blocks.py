@@ -27,25 +27,32 @@ def block_tile(base: tensor, shape, strides, offsets, block_shape: tuple[int, ..
                checked: tuple[int, ...], rows: Value | None = None) -> tuple[Value, Value | None]:
     """The pointers to the elements of the block of `block_shape` at `offsets` of an array (`base`,
     `shape`, `strides`: scalars, one per dimension), and the mask of those inside the array along
-    the `checked` dimensions (None if none is). Each dimension adds its indices times its stride,
-    in 64 bits, as the tutorials write `offs_m[:, None] * stride_m + offs_k[None, :] * stride_k`;
-    `0 <= index < size` is one unsigned comparison. `rows`, a 1-D tile of indices, replaces the
-    first dimension's run (a gather's or a scatter's rows; then `offsets[0]` is not read)."""
-    rank, address, mask = len(block_shape), None, None
+    the `checked` dimensions (None if none is). The pointers are the block's first element, a
+    scalar (`base` plus each offset times its stride, in 64 bits), plus the tile of each element's
+    distance from it (`arange(0, size) * stride` per dimension), which does not depend on the
+    offsets: in a loop that moves the block, only the scalar changes, and the tile is computed once,
+    before the loop. `0 <= offset + i < size` is one unsigned comparison. `rows`, a 1-D tile of
+    indices, replaces the first dimension's run (a gather's or a scatter's rows; then `offsets[0]`
+    is not read)."""
+    rank, corner, distance, mask = len(block_shape), base.handle, None, None
     for d, size in enumerate(block_shape):
-        run = rows if d == 0 and rows is not None else binary("add", arange(0, size), offsets[d].handle)
-        index = cast(run, ir.int64)
-        inside = compare("lt", cast(index, ir.uint64),
-                         cast(shape[d].handle, ir.uint64)) if d in checked else None
+        step = cast(arange(0, size), ir.int64)
+        if d == 0 and rows is not None:
+            step = index = cast(rows, ir.int64)
+        else:
+            start = cast(offsets[d].handle, ir.int64)
+            corner = binary("add", corner, binary("mul", start, strides[d].handle))
+            index = binary("add", step, start) if d in checked else None
+        inside = compare("lt", cast(index, ir.uint64), cast(shape[d].handle, ir.uint64)) if d in checked else None
         for axis in range(rank):  # along dimension d, the other dimensions of size 1
             if axis != d:
-                index = expand_dims(index, axis)
+                step = expand_dims(step, axis)
                 inside = None if inside is None else expand_dims(inside, axis)
-        term = binary("mul", index, strides[d].handle)
-        address = term if address is None else binary("add", address, term)
+        term = binary("mul", step, strides[d].handle)
+        distance = term if distance is None else binary("add", distance, term)
         if inside is not None:
             mask = inside if mask is None else binary("and", mask, inside)
-    return binary("add", base.handle, address), mask
+    return binary("add", corner, distance), mask
 # --8<-- [end:block-tile]
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 from .. import ir
 from ..exercise_hooks import replaceable
 
-def simplify(fn: ir.Function) -> ir.Function:
+def simplify(fn: ir.Function, fp_fusion: bool = True) -> ir.Function:
     replaced: dict[int, ir.Value] = {}
     _simplify_block(fn.body, {}, replaced)
     _fold_dot_adds(fn)
+    if fp_fusion:
+        _fuse_multiply_adds(fn)
     _remove_dead(fn)
     ir.verify(fn)
     return fn
@@ -105,6 +107,36 @@ def _fold_dot_adds(fn: ir.Function) -> None:
                     break
         block.ops = [op for op in block.ops if id(op) not in folded]
 # --8<-- [end:dot-add]
+
+
+# --8<-- [start:fma]
+def _fuse_multiply_adds(fn: ir.Function) -> None:
+    """`a * b + c` becomes `fma(a, b, c)`: one instruction where there were two, and one rounding.
+    Triton lets LLVM and ptxas fuse such pairs wherever they find them (`enable_fp_fusion`, on by
+    default). Here the rule is fixed, and applied to the tile IR, so the interpreter computes the
+    fused value too and both backends round alike: every fp32 add or subtract one of whose operands
+    is an fp32 product made in the same block (the first, if both are). `a * b - c` is
+    fma(a, b, -c) and `c - a * b` is fma(-a, b, c); negating is exact. A product read elsewhere too
+    is still computed for those readers. A launch with `enable_fp_fusion=False` fuses nothing."""
+    for block in [fn.body] + [region for op in fn.walk() for region in op.regions]:
+        here, ops = {id(op) for op in block.ops}, []
+        for op in block.ops:
+            if op.name in ("add", "sub") and op.result.dtype.is_fp32() and op.operands[0].type == op.operands[1].type:
+                for i, (product, other) in enumerate((op.operands, op.operands[::-1])):
+                    mul = product.owner
+                    if mul is None or mul.name != "mul" or id(mul) not in here:
+                        continue
+                    a, b = mul.operands
+                    if op.name == "sub":  # i == 0: a*b - other; i == 1: other - a*b
+                        negated = ir.Op("neg", [other if i == 0 else a], [], {}, [], op.loc)
+                        negated.results = [ir.Value(negated.operands[0].type, negated)]
+                        ops.append(negated)
+                        other, a = (negated.result, a) if i == 0 else (other, negated.result)
+                    op.name, op.operands, op.attrs = "fma", [a, b, other], {}
+                    break
+            ops.append(op)
+        block.ops = ops  # a product no longer read goes with the dead code
+# --8<-- [end:fma]
 
 
 # --8<-- [start:loop-invariants]

@@ -64,11 +64,17 @@ def arith(g) -> bool:
         with np.errstate(all="ignore"):
             exact = fn(_f64(x), _f64(y))
             ref = rules.round_float(exact, t)
-            if not (_exact(lhs) and _exact(rhs)):
+            # an add or subtract of an fp32 product may be one fma (passes/simplify.py), which
+            # skips the product's rounding: up to an ulp of it, beyond the sum's own
+            fused = [v for v in (lhs, rhs) if name != "mul" and t == FP32 and getattr(v, "product", False)]
+            if fused or not (_exact(lhs) and _exact(rhs)):
                 ex, ey = error_of(lhs, len(shape)), error_of(rhs, len(shape))
                 err = ex + ey if name != "mul" else np.abs(_f64(x)) * ey + np.abs(_f64(y)) * ex + ex * ey
+                for v in fused:
+                    err = err + expand(ulp_bound(_f64(v.ref), FP32), len(shape))
                 err = err + ulp_bound(exact, t)
-    g.value(f"{lhs.name} {symbol} {rhs.name}", t, shape, ref, err, [lhs, rhs])
+    made = g.value(f"{lhs.name} {symbol} {rhs.name}", t, shape, ref, err, [lhs, rhs])
+    made.product = name == "mul" and t == FP32
     return True
 
 
@@ -312,7 +318,8 @@ def _math(g) -> bool:
 # f(x) in float64, and how far an fp32 result of Triton's lowering may be from it (beyond rounding).
 MATH_FUNCTIONS = {
     "exp": (np.exp, lambda x, r: np.abs(r) * (2.0**-21 + np.abs(x) * 2.0**-23)),
-    "exp2": (np.exp2, lambda x, r: np.abs(r) * 2.0**-21),
+    # ex2.approx.ftz: a result below the smallest normal fp32 may be 0
+    "exp2": (np.exp2, lambda x, r: np.abs(r) * 2.0**-21 + np.where(np.abs(r) < 2.0**-126, 2.0**-126, 0.0)),
     "log": (np.log, lambda x, r: np.abs(r) * 2.0**-21 + 2.0**-21),
     "log2": (np.log2, lambda x, r: np.abs(r) * 2.0**-21 + 2.0**-21),
     "sqrt": (np.sqrt, lambda x, r: np.abs(r) * 2.0**-22),

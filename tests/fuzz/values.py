@@ -27,6 +27,7 @@ class Value:
     err: np.ndarray | None = None
     defined: np.ndarray | None = None  # None: every lane
     leaf: bool = False  # the bits of input data, untouched (a bitcast of it is defined)
+    product: bool = False  # an fp32 `*`: an add or subtract reading it alone may fuse it into an fma
 
     @property
     def exact(self) -> bool:
