@@ -358,3 +358,17 @@ def test_a_tile_of_thousands_of_registers_per_thread_is_warned_of_at_its_line(bl
         line = wide_copy_kernel.fn.__code__.co_firstlineno + 2  # offs = tl.arange(0, BLOCK)
         assert (caught[0].filename, caught[0].lineno) == (__file__, line)
         assert "65536 tile puts 2048 elements in each of the 32 threads" in str(caught[0].message)
+
+
+@pytest.mark.parametrize("columns, warps", [(1024, 4), (16384, 16)])
+def test_an_accumulator_started_from_zeros_takes_its_loads_layout(columns, warps):
+    """Layer norm's `_mean = tl.zeros([BLOCK])` then `_mean += x` in a loop: the accumulator takes
+    the layout `x` is loaded in (8 halves a thread), so nothing goes through shared memory but the
+    reductions' few partial sums. With the zeros' default layout (one element a thread) every
+    iteration converted the whole loaded row: 64 KB of shared memory at 16384 columns."""
+    from minitriton.examples.tutorials import _layer_norm_fwd_fused
+    x, w, stats = np.zeros((8, columns), np.float16), np.zeros(columns, np.float16), np.zeros(8, np.float32)
+    kernel = _layer_norm_fwd_fused.warmup(x, x, w, w, stats, stats, columns, columns, 1e-5, BLOCK_SIZE=columns,
+                                          grid=(1,), target="sm_90a", num_warps=warps)
+    assert "convert_layout" not in kernel.asm["layout"]
+    assert kernel.metadata.shared_bytes <= 4 * warps

@@ -361,14 +361,22 @@ class LayoutAssignment:
             self.anchor(r, layout)
     # --8<-- [end:decide-shapes]
 
+    # --8<-- [start:loop-layouts]
     def decide_loop(self, op: ir.Op) -> None:
-        """Loop arguments take the layout of the value the body yields for them (two tries)."""
+        """Loop arguments take the layout of the value the body yields for them (two tries). An
+        argument whose initial value could be made in any layout (`tl.zeros`, a splat) has none
+        in the first try, so the body's loads and dots decide it: `_mean += x` then accumulates in
+        the layout `x` is loaded in, where the zeros' default layout would have converted every
+        `x` through shared memory, every iteration."""
         loop = ir.loop_parts(op)
         body, args, inits = loop.body, loop.carried, loop.inits
         for attempt in range(2):
             for arg, init, result in zip(args, inits, op.results):
                 if arg.type.is_tile:
-                    chosen = self.of(arg) if attempt else (self.of(init) or self.default(init))
+                    chosen = self.of(arg) if attempt else \
+                        self.of(init) or (None if self.flexible(init) else self.default(init))
+                    if chosen is None:
+                        continue
                     self.anchor(arg, chosen)
                     self.anchor(result, chosen)
                     if op.name == "while":
@@ -376,9 +384,12 @@ class LayoutAssignment:
             for region in op.regions:
                 self.decide_block(region)
             changed = False
-            for arg, yielded in zip(args, body.terminator.operands):
-                if arg.type.is_tile and self.of(yielded) is not None and self.of(yielded) != self.of(arg):
-                    self.anchor(arg, self.of(yielded))
+            for arg, init, yielded in zip(args, inits, body.terminator.operands):
+                if not arg.type.is_tile:
+                    continue
+                want = self.of(yielded) or self.of(arg) or self.default(init)
+                if want != self.of(arg):
+                    self.anchor(arg, want)
                     changed = True
             if not changed:
                 break
@@ -389,6 +400,7 @@ class LayoutAssignment:
                 if after_arg.type.is_tile:
                     self.anchor(after_arg, self.of(before_arg))
                     self.anchor(result, self.of(before_arg))
+    # --8<-- [end:loop-layouts]
 
     # -- pass 2: rewrite --------------------------------------------------------------------------
     def required(self, op: ir.Op) -> list[DistributedLayout | None]:
