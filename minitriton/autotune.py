@@ -96,6 +96,15 @@ def _base_function(fn) -> JITFunction:
     return inner
 
 
+_SCALARS = frozenset((int, float, bool, str, type(None)))  # never arrays: no dtype to look up
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults(base: JITFunction) -> dict[str, Any]:
+    """A kernel's parameters that have defaults, and those defaults (read once per kernel)."""
+    return {name: p.default for name, p in base.signature.parameters.items() if p.default is not inspect.Parameter.empty}
+
+
 def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
     """The launch's arguments by parameter name (defaults filled in), then its other keywords
     (num_warps, ...). Constexprs a config or a heuristic will supply may still be missing. A
@@ -103,14 +112,13 @@ def _named_args(base: JITFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
     once, as `inspect` would bind it: every launch of an autotuned kernel does this."""
     names = base.arg_names
     if len(args) <= len(names) and not any(k in names[:len(args)] for k in kwargs):
-        named = {}
-        for i, name in enumerate(names):
-            if i < len(args):
-                named[name] = args[i]
-            elif name in kwargs:
+        named = dict(zip(names, args))
+        defaults = _defaults(base)
+        for name in names[len(args):]:
+            if name in kwargs:
                 named[name] = kwargs[name]
-            elif (default := base.signature.parameters[name].default) is not inspect.Parameter.empty:
-                named[name] = default
+            elif name in defaults:
+                named[name] = defaults[name]
         return {**named, **{k: v for k, v in kwargs.items() if k not in names}}
     try:
         bound = base.signature.bind_partial(*args, **{k: v for k, v in kwargs.items()
@@ -195,7 +203,8 @@ class Autotuner(KernelInterface):
         """The values of the `key` arguments, then the dtype of every array argument: a new value
         of either is a new problem, tuned anew."""
         values = [named[name] for name in self.keys if name in named]
-        dtypes = [dtype.name for value in named.values() if (dtype := dtype_of_array(value)) is not None]
+        dtypes = [dtype.name for value in named.values()
+                  if type(value) not in _SCALARS and (dtype := dtype_of_array(value)) is not None]
         return tuple(values + dtypes)
     # --8<-- [end:tuning_key]
 

@@ -175,8 +175,9 @@ LOG2E, LN2 = 1.4426950408889634, 0.6931471805599453
 
 
 def _exp2(lw, x, flush: bool = False):
-    """2**x by the approximate instruction; `flush` (`.ftz`, one SASS instruction instead of four)
-    gives 0 for a result below the smallest normal fp32, as Triton's tl.exp2 does. tl.exp keeps them."""
+    """2**x by the approximate instruction; `flush` (`.ftz`, one SASS instruction instead of
+    four) gives 0 for a result below the smallest normal fp32, as Triton's tl.exp2 does. tl.exp
+    keeps them."""
     return lw.call(f"llvm.nvvm.ex2.approx{'.ftz' if flush else ''}.f", f32, [x])
 
 

@@ -181,10 +181,12 @@ class Lowering:
         """Two 16-bit registers in one 32-bit word, `low` in the low bits. Where both were rounded
         from f32 to the same type, one `cvt.rn.f16x2.f32` (or `.bf16x2`) rounds and packs them: one
         instruction where there were four (Triton packs attention's P this way)."""
-        (lo, lo_type), (hi, hi_type) = (self.rounded_from.get(id(r), (None, None)) for r in (low, high))
+        (lo, lo_type), (hi, hi_type) = (self.rounded_from.get(id(r), (None, None))
+                                        for r in (low, high))
         if lo is not None and hi is not None and lo_type == hi_type and self.capability >= 80:
             kind = "bf16x2" if lo_type.is_bf16() else "f16x2"
-            return self.asm(i32, f"cvt.rn.{kind}.f32 $0, $1, $2;", "=r,f,f", [hi, lo], side_effect=False)
+            return self.asm(i32, f"cvt.rn.{kind}.f32 $0, $1, $2;", "=r,f,f", [hi, lo],
+                            side_effect=False)
         bits = [self.b.zext(r if isinstance(r.type, ll.IntType) else self.b.bitcast(r, i16), i32)
                 for r in (low, high)]
         return self.b.or_(bits[0], self.b.shl(bits[1], ll.Constant(i32, 16)))

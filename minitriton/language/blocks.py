@@ -43,7 +43,9 @@ def block_tile(base: tensor, shape, strides, offsets, block_shape: tuple[int, ..
             start = cast(offsets[d].handle, ir.int64)
             corner = binary("add", corner, binary("mul", start, strides[d].handle))
             index = binary("add", step, start) if d in checked else None
-        inside = compare("lt", cast(index, ir.uint64), cast(shape[d].handle, ir.uint64)) if d in checked else None
+        inside = None
+        if d in checked:
+            inside = compare("lt", cast(index, ir.uint64), cast(shape[d].handle, ir.uint64))
         for axis in range(rank):  # along dimension d, the other dimensions of size 1
             if axis != d:
                 step = expand_dims(step, axis)

@@ -121,7 +121,8 @@ def _fuse_multiply_adds(fn: ir.Function) -> None:
     for block in [fn.body] + [region for op in fn.walk() for region in op.regions]:
         here, ops = {id(op) for op in block.ops}, []
         for op in block.ops:
-            if op.name in ("add", "sub") and op.result.dtype.is_fp32() and op.operands[0].type == op.operands[1].type:
+            x, y = op.operands if op.name in ("add", "sub") else (None, None)
+            if x is not None and op.result.dtype.is_fp32() and x.type == y.type:
                 for i, (product, other) in enumerate((op.operands, op.operands[::-1])):
                     mul = product.owner
                     if mul is None or mul.name != "mul" or id(mul) not in here:
