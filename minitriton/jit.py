@@ -32,6 +32,19 @@ from .specialize import MISSING, constant, launch_key, plain_key, runtime_values
 # written for Triton run, and must be 1.
 LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None,
                   "launch_cooperative_grid": False, "launch_pdl": False, "enable_fp_fusion": True}
+
+# Options of Triton's other backends (AMD's, Intel's, Ascend's), and of its CUDA backend, that
+# change nothing here (device_assert is always checked, so `debug` is moot). Libraries pass them
+# where their kernels run elsewhere too, and Triton's backends drop the options they lack: a
+# launch may give them, and they are ignored. A name Triton knows nowhere is still a mistake.
+IGNORED_OPTIONS = frozenset({
+    "debug", "sanitize_overflow", "ptx_version", "ptx_options", "ir_override", "cluster_dims",
+    "max_num_imprecise_acc_default", "instrumentation_mode", "arch", "backend_name", "warp_size",
+    "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes", "default_dot_input_precision",
+    "allowed_dot_input_precisions", "waves_per_eu", "kpack", "matrix_instr_nonkdim",
+    "allow_flush_denorm", "schedule_hint", "instruction_sched_variant", "grf_mode",
+    "generate_native_code", "advanced_path", "multibuffer", "enable_ubuf_saving",
+})
 # --8<-- [end:launch-options]
 
 
@@ -107,6 +120,8 @@ class JITFunction(KernelFunction, KernelInterface):
         also has as a parameter (a constexpr named `num_stages`, say) is left in `kwargs` too."""
         chosen = {name: kwargs.get(name, default) if name in self.arg_names else kwargs.pop(name, default)
                   for name, default in LAUNCH_OPTIONS.items()}
+        for name in IGNORED_OPTIONS & kwargs.keys() - set(self.arg_names):
+            del kwargs[name]
         if chosen["num_ctas"] not in (1, None) and "num_ctas" not in self.arg_names:
             _one_cta(chosen["num_ctas"])
         if "extern_libs" not in self.arg_names:  # rare: its launches take this slow way
@@ -308,6 +323,8 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
             i = position.get(name)
             if i is None and name in chosen:
                 chosen[name] = value
+            elif i is None and name in IGNORED_OPTIONS:
+                continue
             elif i is None or i < len(args):
                 return None  # unknown, or given twice: the slow way says so
             else:

@@ -581,3 +581,19 @@ def test_minitriton_debug_keeps_the_frames_and_the_cause(monkeypatch):
     with pytest.raises(ArgumentKindError) as info:
         _wrong_launches()["wrong kind"]()
     assert type(info.value.__cause__) is CompilationError
+
+
+@pytest.mark.parametrize("option", [{"debug": True}, {"waves_per_eu": 2}, {"matrix_instr_nonkdim": 16},
+                                    {"grf_mode": "large"}, {"sanitize_overflow": False}], ids=lambda o: next(iter(o)))
+def test_the_options_of_tritons_other_backends_are_ignored(option, device):
+    """A launch written for several GPUs gives options that Triton's NVIDIA backend drops (AMD's
+    waves_per_eu, Intel's grf_mode, debug): here too they change nothing, on either backend, and
+    through an autotuner's config as through a launch (copy_kernel doubles what it copies)."""
+    x = np.arange(37, dtype=np.float32)
+    out = device.array(poisoned())
+    copy_kernel[(1,)](device.array(x), out, 37, BLOCK=64, **option)
+    np.testing.assert_array_equal(device.numpy(out)[:37], 2 * x)
+    tuned = triton.autotune([triton.Config({"BLOCK": 64, **option})], key=[])(copy_kernel)
+    out = device.array(poisoned())
+    tuned[(1,)](device.array(x), out, 37)
+    np.testing.assert_array_equal(device.numpy(out)[:37], 2 * x)
