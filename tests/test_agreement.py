@@ -487,3 +487,36 @@ def test_simplify_fuses_a_product_read_by_one_add_alone():
     unfused = kernel.warmup(x, x, h, BLOCK=64, grid=(1,), target="sm_90a", enable_fp_fusion=False).asm["ttir"]
     assert fused.count("= fma ") == 2 and fused.count("= neg ") == 1 and fused.count("= mul ") == 3
     assert "= fma " not in unfused and unfused.count("= mul ") == 5
+
+
+# --- a conversion bigger than a round of shared memory ------------------------------------------
+
+@triton.jit
+def lower_triangle_kernel(x_ptr, out_ptr, L, stride, ROWS: tl.constexpr, COLS: tl.constexpr):
+    """The load's mask changes every element (no vector loads), the store's every row (vectors of
+    4): the tile changes layout between them, through shared memory."""
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, COLS)
+    inside = (rows[:, None] < L) & (cols[None, :] < L)
+    offs = rows[:, None] * stride + cols[None, :]
+    x = tl.load(x_ptr + offs, mask=inside & (cols[None, :] <= rows[:, None]), other=-1.0)
+    tl.store(out_ptr + offs, x, mask=inside)
+
+
+@pytest.mark.parametrize("rows, warps", [(128, 8), (256, 4), (32, 4)])
+def test_a_conversion_bigger_than_a_round_goes_in_bands_of_rows(rows, warps, device):
+    """A 128 x 256 or 256 x 256 fp32 tile (128 or 256 KB) converts in bands of at most 64 KB, so
+    it fits where the whole tile would not (a Liger kernel's causal mask); every element arrives,
+    on the GPU as in the interpreter. 32 rows (32 KB) convert at once."""
+    from minitriton.passes.geometry import ROUND_BYTES
+    cols, n = 256, min(256, 2 * rows) - 16  # an n x n matrix (n a multiple of 16), rows 256 floats apart
+    x = np.random.default_rng(5).standard_normal((2 * rows, cols)).astype(np.float32)
+    out = device.array(np.full((2 * rows, cols), np.nan, np.float32))
+    lower_triangle_kernel[(2,)](device.array(x), out, n, cols, ROWS=rows, COLS=cols, num_warps=warps)
+    r, c = np.indices(x.shape)
+    want = np.where((r < n) & (c < n), np.where(c <= r, x, -1.0), np.nan)
+    np.testing.assert_array_equal(device.numpy(out), want)
+    compiled = lower_triangle_kernel.warmup(x, x, n, cols, ROWS=rows, COLS=cols, num_warps=warps, grid=(1,),
+                                            target="sm_90a")
+    assert "convert_layout" in compiled.asm["layout"]
+    assert compiled.metadata.shared_bytes <= ROUND_BYTES

@@ -12,6 +12,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
+from ..passes.geometry import conversion_rounds
 from .lowering import Lowering, i8, i32, ll_type
 
 
@@ -131,15 +132,37 @@ def element_ptrs(lw: Lowering, op, layout, shape, strides, dtype, base: int = 0,
 # --8<-- [start:through_shared]
 def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_shape, to_src) -> list:
     """Move elements between threads: write every held element at its row-major place in the
-    source shape, wait at a barrier, read each needed element from `to_src(index)`."""
+    source shape, wait at a barrier, read each needed element from `to_src(index)`. A big
+    conversion goes in rounds (`conversion_rounds`), a band of rows at a time through a buffer
+    of one band: each register's band is known at compile time."""
     dtype, strides = src.dtype, row_major(src.shape)
-    written = element_ptrs(lw, op, src.layout, src.shape, strides, dtype)
-    for r in lw.unique_registers(src.layout, src.shape):
-        write(lw, written[r], registers[r], dtype)
-    lw.barrier()
-    read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src,
-                           src_rank=len(src.shape))
-    return [read(lw, ptr, dtype) for ptr in read_at]
+    rounds = conversion_rounds(op)
+    if rounds == 1:
+        written = element_ptrs(lw, op, src.layout, src.shape, strides, dtype)
+        for r in lw.unique_registers(src.layout, src.shape):
+            write(lw, written[r], registers[r], dtype)
+        lw.barrier()
+        read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src,
+                               src_rank=len(src.shape))
+        return [read(lw, ptr, dtype) for ptr in read_at]
+    band = src.shape[0] // rounds
+    written_band = [offset[0] // band for offset in src.layout.register_offsets(src.shape)]
+    read_band = [offset[0] // band for offset in dst_layout.register_offsets(dst_shape)]
+    out = [None] * len(read_band)
+    for c in range(rounds):
+        shift = -c * band * strides[0] * dtype.itemsize  # band c at the buffer's start
+        if c:
+            lw.barrier()  # the band before has been read
+        written = element_ptrs(lw, op, src.layout, src.shape, strides, dtype, base=shift)
+        for r in lw.unique_registers(src.layout, src.shape):
+            if written_band[r] == c:
+                write(lw, written[r], registers[r], dtype)
+        lw.barrier()
+        read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, base=shift)
+        for r, ptr in enumerate(read_at):
+            if read_band[r] == c:
+                out[r] = read(lw, ptr, dtype)
+    return out
 # --8<-- [end:through_shared]
 
 

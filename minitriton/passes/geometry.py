@@ -203,6 +203,33 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
 # --8<-- [end:operands]
 
 
+# --8<-- [start:rounds]
+ROUND_BYTES = 64 * 1024  # a conversion larger than this goes through shared memory in rounds
+
+
+def conversion_rounds(op: ir.Op) -> int:
+    """In how many rounds a convert_layout moves its tile through shared memory: 1, or, for a
+    tile of more than ROUND_BYTES, a power of two that makes each round at most that big. Round
+    c moves rows [c R, (c + 1) R) of dimension 0; it can be cut there when which round a register
+    belongs to is the same in every thread: when no lane and no warp of either layout holds rows
+    R or more apart. (Triton converts a big tile in repetitions of its layouts' tiles the same
+    way, so a 256 x 256 fp32 conversion needs 64 KB at a time, not 256.)"""
+    src, dst = op.operands[0], op.result
+    total = src.type.numel * src.dtype.itemsize
+    if op.name != "convert_layout" or total <= ROUND_BYTES or not src.type.is_tile:
+        return 1
+    rows, sides = src.shape[0], ((src.layout, src.shape), (dst.layout, dst.shape))
+    threads = [b[0] for layout, shape in sides for b in layout.lane_bases(shape) + layout.warp_bases(shape)]
+    registers = [b[0] for layout, shape in sides for b in layout.register_bases(shape)]
+    if any(span & (span - 1) for span in threads + registers):  # a basis not one bit of the row
+        return 1
+    rounds = 1
+    while total // rounds > ROUND_BYTES and rows // (rounds * 2) > max(threads, default=0):
+        rounds *= 2
+    return rounds
+# --8<-- [end:rounds]
+
+
 # --8<-- [start:scratch]
 def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
@@ -215,7 +242,7 @@ def scratch_bytes(op: ir.Op) -> int:
         if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,
                                                 index_map(op)) is not None:
             return 0
-        return src.type.numel * src.dtype.itemsize
+        return src.type.numel * src.dtype.itemsize // conversion_rounds(op)
     if name == "reduce":
         return reduce_scratch_bytes(op)
     if name in ("atomic", "atomic_cas"):
