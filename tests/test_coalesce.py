@@ -49,7 +49,7 @@ def tile_ir(kernel, *args, **constexprs) -> ir.Function:
 
 
 def accesses(fn: ir.Function) -> list[ir.Op]:
-    return [op for op in fn.walk() if op.name in ("load", "store") and op.operands[0].type.is_tile]
+    return [op for op in fn.walk() if op.name in ("load", "store", "atomic") and "vector" in op.attrs]
 
 
 def widths(fn: ir.Function) -> list[tuple[str, int, int]]:
@@ -401,11 +401,44 @@ def count_kernel(counts_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(counts_ptr + offsets, 1, mask=offsets < n)
 
 
-def test_atomics_are_left_alone():
+def test_integer_atomics_are_left_alone():
     counts = aligned(1024, np.int32)
     fn = tile_ir(count_kernel, counts, 1024, BLOCK=1024)
     assert coalesce(fn, 4) == {}
     assert not any("vector" in op.attrs for op in fn.walk())
+
+
+@triton.jit
+def scatter_add_kernel(grad_ptr, table_ptr, rows_ptr, old_ptr, n_rows, WIDTH: tl.constexpr,
+                       ROWS: tl.constexpr, COLS: tl.constexpr):
+    """An embedding's backward: each row of `grad` added into the table row `rows` names
+    (duplicates allowed), COLS columns at a time; the old values are kept."""
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    c = tl.program_id(1) * COLS + tl.arange(0, COLS)
+    inside = (r[:, None] < n_rows) & (c[None, :] < WIDTH)
+    grad = tl.load(grad_ptr + r[:, None] * WIDTH + c[None, :], mask=inside, other=0.0)
+    rows = tl.load(rows_ptr + r, mask=r < n_rows, other=0)
+    old = tl.atomic_add(table_ptr + rows[:, None] * WIDTH + c[None, :], grad, mask=inside)
+    tl.store(old_ptr + r[:, None] * WIDTH + c[None, :], old, mask=inside)
+
+
+@pytest.mark.parametrize("dtype, vector", [(np.float32, 4), (np.float16, 8), ("bf16", 8)])
+def test_float_atomic_adds_are_coalesced_into_vector_atomics_on_hopper(dtype, vector):
+    """Hopper adds up to 16 bytes of floats with one `atom.add.v8.bf16` (as Triton emits for an
+    embedding's backward); an older GPU one element at a time."""
+    if dtype == "bf16":
+        grad = table = old = triton.reinterpret(aligned(64 * 256, np.uint16), tl.bfloat16)
+    else:
+        grad = table = old = aligned(64 * 256, dtype)
+    rows = aligned(64, np.int64)
+    fn = tile_ir(scatter_add_kernel, grad, table, rows, old, 64, WIDTH=256, ROWS=32, COLS=128)
+    coalesce(fn, 4)
+    assert ("atomic", 1, vector) in widths(fn)
+    args = dict(WIDTH=256, ROWS=32, COLS=128, grid=(1,), num_warps=4)
+    hopper = scatter_add_kernel.warmup(grad, table, rows, old, 64, target="sm_90a", **args).asm["ptx"]
+    ampere = scatter_add_kernel.warmup(grad, table, rows, old, 64, target="sm_80", **args).asm["ptx"]
+    assert re.search(rf"atom\.global\.gpu\.acq_rel\.add\.(noftz\.)?v{vector}\.(bf16|f16|f32) ", hopper)
+    assert f".v{vector}." not in "".join(re.findall(r"atom\.[^ ]+", ampere))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from llvmlite import ir as ll
 
 from .. import ir
 from ..layouts import BlockedLayout
-from .lowering import Lowering, const, f16, i1, i8, i16, ll_type
+from .lowering import Lowering, const, f16, f32, i1, i8, i16, ll_type
 from .shared import through_shared_from_owners
 
 _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
@@ -171,6 +171,10 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
     owner, registers = lw.owners(value)
     bits = max(dtype.bits, 16)
     letter = _CONSTRAINT[bits] if not dtype.is_floating() or dtype.bits == 16 else {32: "f", 64: "d"}[bits]
+    vectors = lw.capability >= 90 and kind == "add" and dtype.is_floating()  # Hopper's `atom.add.v8`
+    vec = vector_width(op, op.operands[0]) if vectors else 1
+    if vec > 1:
+        return _share_results(lw, op, _vector_add(lw, op, ptrs, values, mask, owner, registers, vec))
     out = []
     for r, (p, v) in enumerate(zip(ptrs, values)):
         pred = owner if mask is None else lw.b.and_(owner, mask[r])
@@ -189,6 +193,37 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
         out.append(lw.b.bitcast(old, f16) if dtype == ir.float16 else old)
     return _share_results(lw, op, out)
 # --8<-- [end:atomic]
+
+
+# --8<-- [start:vector-add]
+def _vector_add(lw: Lowering, op, ptrs, values, mask, owner, registers, vec: int) -> list:
+    """Hopper's vector atomic add: `vec` consecutive elements (16 bytes at most) by one
+    `atom.global.add.noftz.v8.bf16` (`.v4.f32`...), each element added atomically on its own; one
+    predicate guards the run, as coalescing chose the width so that the mask is equal over it."""
+    dtype = op.operands[1].dtype
+    half = "bf16" if dtype.is_bf16() else "f16"
+    kind = f"noftz.v{vec}.{half}" if dtype.bits == 16 else f"v{vec}.f32"
+    letter, word = ("h", i16) if dtype.bits == 16 else ("f", f32)
+    out = []
+    for start in range(0, len(ptrs), vec):
+        pred = owner if mask is None else lw.b.and_(owner, mask[start])
+        if start not in registers:
+            pred = ll.Constant(i1, 0)
+        operands = [lw.b.bitcast(v, i16) if dtype == ir.float16 else v for v in values[start:start + vec]]
+        olds = ", ".join(f"${i}" for i in range(vec))
+        news = ", ".join(f"${vec + 1 + i}" for i in range(vec))
+        text = f"@${2 * vec + 1} {_atom(op)}.add.{kind} {{{olds}}}, [${vec}], {{{news}}};"
+        # a run the predicate leaves out reads as zeros, as the one-element atom's does
+        constraints = ",".join([f"={letter}"] * vec + ["l"] + [letter] * vec + ["b"]
+                               + [str(i) for i in range(vec)])
+        zeros = [ll.Constant(word, 0)] * vec
+        result = lw.asm(ll.LiteralStructType([word] * vec), text, constraints,
+                        [ptrs[start]] + operands + [pred] + zeros)
+        for i in range(vec):
+            old = lw.b.extract_value(result, i)
+            out.append(lw.b.bitcast(old, ll_type(dtype)) if dtype == ir.float16 else old)
+    return out
+# --8<-- [end:vector-add]
 
 
 def _share_results(lw: Lowering, op, registers: list) -> list:

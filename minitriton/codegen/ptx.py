@@ -29,11 +29,12 @@ OPT_LEVEL = 3
 # --8<-- [start:ptx-version]
 # The PTX ISA version asked of LLVM for each GPU it may target: the lowest version that has the
 # target, and 8.0 at least, because `wgmma` (which sm_90a kernels use through inline PTX) first
-# appears in PTX 8.0. Lower is better: an older driver can still load the PTX. An arch LLVM does
+# appears in PTX 8.0; Hopper's 8.1, for the vector atomic adds (`atom.add.v8.bf16`). Lower is
+# better: an older driver can still load the PTX. An arch LLVM does
 # not know, or a version below its minimum, aborts the whole process inside LLVM, so an arch must
 # be in this table before a target machine is made for it.
 PTX_VERSION = {
-    "sm_75": 80, "sm_80": 80, "sm_86": 80, "sm_87": 80, "sm_89": 80, "sm_90": 80, "sm_90a": 80,
+    "sm_75": 80, "sm_80": 80, "sm_86": 80, "sm_87": 80, "sm_89": 80, "sm_90": 81, "sm_90a": 81,
     "sm_100": 86, "sm_100a": 86, "sm_103": 88, "sm_103a": 88,
     "sm_120": 87, "sm_120a": 87, "sm_121": 88, "sm_121a": 88,
 }

@@ -77,9 +77,9 @@ ATTRS = {
     "num_stages": Attr("for", "frontend (tl.range)", "passes/pipeline",
                        "this loop's pipeline depth"),
     # -- what the passes decide, in pipeline order --
-    "vector": Attr("load, store", "passes/coalesce", "codegen/memory",
+    "vector": Attr("load, store, atomic", "passes/coalesce", "codegen/memory",
                    "elements per thread per access"),
-    "contig_dim": Attr("load, store", "passes/coalesce", "codegen/memory",
+    "contig_dim": Attr("load, store, atomic", "passes/coalesce", "codegen/memory",
                        "the dimension along which addresses are consecutive"),
     "num_warps": Attr("function", "passes/layout", "readers of the listing",
                       "the warps the layouts spread over"),

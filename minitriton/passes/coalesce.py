@@ -4,7 +4,8 @@ Place in the pipeline: after `simplify`, before `layout`. It reads tile IR (no l
 kernel's specialization (`Function.arg_attrs`: which pointer and integer arguments are multiples of
 16). `AxisAnalysis` finds the facts of every value (`passes/axis_info.py`: contiguity, divisibility,
 constancy), loops to a fixed point. Then it writes `attrs["vector"]` (elements per thread per access)
-and `attrs["contig_dim"]` on every load and store of a pointer tile, and returns, for each such
+and `attrs["contig_dim"]` on every load and store of a pointer tile (and float atomic add, which
+Hopper vectorizes), and returns, for each such
 pointer, the `order` and vector width that the layout pass gives its default blocked layout: lanes
 run fastest along the dimension where addresses are consecutive, and each thread holds `vector`
 neighbours there, so one warp's access is a few whole 128-byte lines and each thread's part is one
@@ -155,13 +156,20 @@ def vector_width(contiguity: int, divisibility: int, mask_constancy: int | None,
     return _floor_pow2(min(limits))
 
 
+def vector_atomic(op: ir.Op) -> bool:
+    """An atomic add of floats, which Hopper does for up to 16 bytes at a time (`atom.add.v8.bf16`):
+    coalesced like a store. Its old values come back a vector at a time too."""
+    return op.name == "atomic" and op.attrs["kind"] == "add" and \
+        op.operands[1].dtype.name in ("fp16", "bf16", "fp32")
+
+
 def access_width(op: ir.Op, analysis: AxisAnalysis, num_warps: int) -> tuple[int, int]:
     """(contiguous dimension, elements per access) for a load or store of a pointer tile."""
     ptr = op.operands[0]
     info = analysis[ptr]
     dim = max(reversed(range(len(ptr.shape))), key=lambda d: info.contiguity[d])  # ties: the last
     mask = op.operands[1] if op.name == "load" and len(op.operands) > 1 else \
-        op.operands[2] if op.name == "store" and len(op.operands) > 2 else None
+        op.operands[2] if op.name in ("store", "atomic") and len(op.operands) > 2 else None
     width = vector_width(info.contiguity[dim], info.divisibility[dim],
                          analysis[mask].constancy[dim] if mask is not None else None,
                          ptr.dtype.pointee.itemsize, ptr.type.numel, num_warps)
@@ -169,14 +177,16 @@ def access_width(op: ir.Op, analysis: AxisAnalysis, num_warps: int) -> tuple[int
 
 
 def coalesce(fn: ir.Function, num_warps: int) -> dict[int, tuple[tuple[int, ...], int]]:
-    """Annotate every load and store of a pointer tile with `vector` and `contig_dim`; return
-    id(pointer) -> (order, vector) for the layout pass: the contiguous dimension first, then the
-    others from last to first, and the widest vector any access through that pointer uses."""
+    """Annotate every load, store and float atomic add of a pointer tile with `vector` and
+    `contig_dim`; return id(pointer) -> (order, vector) for the layout pass: the contiguous
+    dimension first, then the others from last to first, and the widest vector any access through
+    that pointer uses."""
     analysis = AxisAnalysis(fn)
     decisions: dict[int, tuple[tuple[int, ...], int]] = {}
     for op in fn.walk():
-        if op.name not in ("load", "store") or not op.operands[0].type.is_tile:
-            continue  # atomics stay one element per instruction
+        accesses = op.name in ("load", "store") or vector_atomic(op)
+        if not accesses or not op.operands[0].type.is_tile:
+            continue  # other atomics stay one element per instruction
         ptr = op.operands[0]
         dim, width = access_width(op, analysis, num_warps)
         op.attrs["vector"], op.attrs["contig_dim"] = width, dim
