@@ -219,7 +219,8 @@ def conversion_rounds(op: ir.Op) -> int:
     if op.name != "convert_layout" or total <= ROUND_BYTES or not src.type.is_tile:
         return 1
     rows, sides = src.shape[0], ((src.layout, src.shape), (dst.layout, dst.shape))
-    threads = [b[0] for layout, shape in sides for b in layout.lane_bases(shape) + layout.warp_bases(shape)]
+    threads = [b[0] for layout, shape in sides
+               for b in layout.lane_bases(shape) + layout.warp_bases(shape)]
     registers = [b[0] for layout, shape in sides for b in layout.register_bases(shape)]
     if any(span & (span - 1) for span in threads + registers):  # a basis not one bit of the row
         return 1
