@@ -23,6 +23,7 @@ from minitriton.passes.axis_info import MAX_DIVISOR, AxisInfo
 from minitriton.passes.coalesce import AxisAnalysis, coalesce, print_axis_info
 from minitriton.passes.layout import blocked_for
 from minitriton.passes.simplify import simplify
+from test_agreement import embedding_grad_kernel  # an embedding's backward: atomic adds of rows
 
 BIG = MAX_DIVISOR
 INTERPRETER_RULES = dict(interpreter.RULES)  # the interpreter's own, before any test wraps them
@@ -408,20 +409,6 @@ def test_integer_atomics_are_left_alone():
     assert not any("vector" in op.attrs for op in fn.walk())
 
 
-@triton.jit
-def scatter_add_kernel(grad_ptr, table_ptr, rows_ptr, old_ptr, n_rows, WIDTH: tl.constexpr,
-                       ROWS: tl.constexpr, COLS: tl.constexpr):
-    """An embedding's backward: each row of `grad` added into the table row `rows` names
-    (duplicates allowed), COLS columns at a time; the old values are kept."""
-    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
-    c = tl.program_id(1) * COLS + tl.arange(0, COLS)
-    inside = (r[:, None] < n_rows) & (c[None, :] < WIDTH)
-    grad = tl.load(grad_ptr + r[:, None] * WIDTH + c[None, :], mask=inside, other=0.0)
-    rows = tl.load(rows_ptr + r, mask=r < n_rows, other=0)
-    old = tl.atomic_add(table_ptr + rows[:, None] * WIDTH + c[None, :], grad, mask=inside)
-    tl.store(old_ptr + r[:, None] * WIDTH + c[None, :], old, mask=inside)
-
-
 @pytest.mark.parametrize("dtype, vector", [(np.float32, 4), (np.float16, 8), ("bf16", 8)])
 def test_float_atomic_adds_are_coalesced_into_vector_atomics_on_hopper(dtype, vector):
     """Hopper adds up to 16 bytes of floats with one `atom.add.v8.bf16` (as Triton emits for an
@@ -431,12 +418,12 @@ def test_float_atomic_adds_are_coalesced_into_vector_atomics_on_hopper(dtype, ve
     else:
         grad = table = old = aligned(64 * 256, dtype)
     rows = aligned(64, np.int64)
-    fn = tile_ir(scatter_add_kernel, grad, table, rows, old, 64, WIDTH=256, ROWS=32, COLS=128)
+    fn = tile_ir(embedding_grad_kernel, grad, table, rows, old, 64, WIDTH=256, ROWS=32, COLS=128)
     coalesce(fn, 4)
     assert ("atomic", 1, vector) in widths(fn)
     args = dict(WIDTH=256, ROWS=32, COLS=128, grid=(1,), num_warps=4)
-    hopper = scatter_add_kernel.warmup(grad, table, rows, old, 64, target="sm_90a", **args).asm["ptx"]
-    ampere = scatter_add_kernel.warmup(grad, table, rows, old, 64, target="sm_80", **args).asm["ptx"]
+    hopper = embedding_grad_kernel.warmup(grad, table, rows, old, 64, target="sm_90a", **args).asm["ptx"]
+    ampere = embedding_grad_kernel.warmup(grad, table, rows, old, 64, target="sm_80", **args).asm["ptx"]
     assert re.search(rf"atom\.global\.gpu\.acq_rel\.add\.(noftz\.)?v{vector}\.(bf16|f16|f32) ", hopper)
     assert f".v{vector}." not in "".join(re.findall(r"atom\.[^ ]+", ampere))
 
