@@ -570,3 +570,29 @@ def _bf16_bits(a: np.ndarray) -> np.ndarray:
 
 def _from_bf16_bits(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+# --- |x| of the most negative int16 --------------------------------------------------------------
+
+@triton.jit
+def abs_then_divide_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    a = tl.abs(x)
+    tl.store(out_ptr + offs, a // tl.where(a == 0, 1, a), mask=offs < n)
+    tl.store(out_ptr + n + offs, a, mask=offs < n)
+    tl.store(out_ptr + 2 * n + offs, (a < 0).to(x.dtype), mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", [ir.int8, ir.int16, ir.int32, ir.int64], ids=str)
+def test_the_absolute_value_of_the_most_negative_integer_is_itself_everywhere(dtype, device):
+    """|INT_MIN| wraps to INT_MIN, and every later op sees that value. For int16 the GPU's
+    `abs.s16` kept +32768 in its register, so `abs(x) // abs(x)` was -1 there (fuzz seed 2055)."""
+    x = corner_values(dtype)
+    n = len(x)
+    out = device.array(np.full(3 * n, 7, dtype.np))
+    abs_then_divide_kernel[(1,)](device.array(x), out, n, BLOCK=triton.next_power_of_2(n))
+    wide = np.abs(x.astype(np.int64))
+    a = wide.astype(dtype.np)  # wraps at INT_MIN
+    want = np.concatenate([np.ones(n, dtype.np) * (a != 0), a, (a < 0).astype(dtype.np)])
+    np.testing.assert_array_equal(device.numpy(out), want)

@@ -161,8 +161,15 @@ def _not(lw: Lowering, op, dtype, x):
 
 
 def _abs(lw: Lowering, op, dtype, x):
+    """|x|; for integers the most negative value stays itself (it wraps, as in the interpreter).
+    A 16-bit |x| is taken in 32 bits and cut back: LLVM turns the compare-and-negate into PTX's
+    `abs.s16`, which gives the most negative value back as +32768 in its 32-bit register, and the
+    next ops read that (`abs(x) // x` was -1 for x = -32768)."""
     if dtype.is_floating():
         return lw.call(f"llvm.fabs.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x])
+    if dtype.bits == 16:
+        return lw.asm(i16, "{ .reg .s32 t; cvt.s32.s16 t, $1; abs.s32 t, t; cvt.s16.s32 $0, t; }", "=h,h", [x],
+                      side_effect=False)
     return lw.b.select(lw.b.icmp_signed("<", x, ll.Constant(ll_type(dtype), 0)), lw.b.neg(x), x)
 
 
