@@ -163,8 +163,8 @@ def _not(lw: Lowering, op, dtype, x):
 def _abs(lw: Lowering, op, dtype, x):
     """|x|; for integers the most negative value stays itself (it wraps, as in the interpreter).
     A 16-bit |x| is taken in 32 bits and cut back: LLVM turns the compare-and-negate into PTX's
-    `abs.s16`, which gives the most negative value back as +32768 in its 32-bit register, and the
-    next ops read that (`abs(x) // x` was -1 for x = -32768)."""
+    `abs.s16`, after which `abs(x) // abs(x)` was -1 for x = -32768 on an H100, as if the result
+    had stayed +32768 in the 32-bit register that holds it (chapter 9)."""
     if dtype.is_floating():
         return lw.call(f"llvm.fabs.{'f64' if dtype.is_fp64() else 'f32'}", ll_type(dtype), [x])
     if dtype.bits == 16:
