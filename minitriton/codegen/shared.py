@@ -136,18 +136,10 @@ def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_s
     conversion goes in rounds (`conversion_rounds`), a band of rows at a time through a buffer
     of one band: each register's band is known at compile time."""
     dtype, strides = src.dtype, row_major(src.shape)
-    rounds = conversion_rounds(op)
-    if rounds == 1:
-        written = element_ptrs(lw, op, src.layout, src.shape, strides, dtype)
-        for r in lw.unique_registers(src.layout, src.shape):
-            write(lw, written[r], registers[r], dtype)
-        lw.barrier()
-        read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, to_src=to_src,
-                               src_rank=len(src.shape))
-        return [read(lw, ptr, dtype) for ptr in read_at]
+    rounds = conversion_rounds(op)  # more than 1 only for a convert_layout: to_src is the identity
     band = src.shape[0] // rounds
-    written_band = [offset[0] // band for offset in src.layout.register_offsets(src.shape)]
-    read_band = [offset[0] // band for offset in dst_layout.register_offsets(dst_shape)]
+    written_band, read_band = [[o[0] // band if rounds > 1 else 0 for o in layout.register_offsets(shape)]
+                               for layout, shape in ((src.layout, src.shape), (dst_layout, dst_shape))]
     out = [None] * len(read_band)
     for c in range(rounds):
         shift = -c * band * strides[0] * dtype.itemsize  # band c at the buffer's start
@@ -158,7 +150,8 @@ def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_s
             if written_band[r] == c:
                 write(lw, written[r], registers[r], dtype)
         lw.barrier()
-        read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, base=shift)
+        read_at = element_ptrs(lw, op, dst_layout, dst_shape, strides, dtype, base=shift,
+                               to_src=to_src, src_rank=len(src.shape))
         for r, ptr in enumerate(read_at):
             if read_band[r] == c:
                 out[r] = read(lw, ptr, dtype)
