@@ -51,17 +51,24 @@ def mma_layouts(draw_):
 
 
 @st.composite
+def wgmma_layouts(draw_):
+    """Version 3: warpgroups (4 warps down M) side by side along N, each warp 16 rows of a tile."""
+    warps = (4 * draw_(st.sampled_from([1, 2])), draw_(st.sampled_from([2, 4])))
+    return MmaLayout(warps, version=3, instr_shape=(16, draw_(st.sampled_from([8, 16, 64, 256]))))
+
+
+@st.composite
 def dot_layouts(draw_):
     return DotOperandLayout(draw_(st.sampled_from([0, 1])), draw_(mma_layouts()), draw_(st.sampled_from([1, 2, 4])))
 
 
 @st.composite
 def slice_layouts(draw_):
-    parent = draw_(st.one_of(blocked_layouts(rank=draw_(st.integers(2, 3))), mma_layouts()))
+    parent = draw_(st.one_of(blocked_layouts(rank=draw_(st.integers(2, 3))), mma_layouts(), wgmma_layouts()))
     return SliceLayout(draw_(st.integers(0, parent.rank - 1)), parent)
 
 
-any_layout = st.one_of(blocked_layouts(), mma_layouts(), dot_layouts(), slice_layouts())
+any_layout = st.one_of(blocked_layouts(), mma_layouts(), wgmma_layouts(), dot_layouts(), slice_layouts())
 
 
 def positions(layout, shape) -> int:
@@ -315,6 +322,25 @@ def test_mma_warps_are_row_major_and_repeat():
     assert mma.elements(0, 0, [64, 32])[4:8] == [(0, 16), (0, 17), (8, 16), (8, 17)]
     assert mma.elements(0, 0, [64, 32])[8:12] == [(32, 0), (32, 1), (40, 0), (40, 1)]
     assert mma.lane_fields([32, 16])[0].dim == 1  # lane bits 0-1 pick the column pair
+
+
+def test_wgmma_warpgroups_side_by_side_take_column_halves():
+    """8 warps over a 64x128 wgmma accumulator: warps 0-3 (warpgroup 0) are rows 0-63 of columns
+    0-63, one m64n64 each; warps 4-7 the same rows of columns 64-127."""
+    mma = MmaLayout([4, 2], version=3, instr_shape=[16, 64])
+    assert mma.cta_tile == (64, 128) and mma.registers_per_thread([64, 128]) == 32
+    assert mma.elements(1, 0, [64, 128])[:4] == [(16, 0), (16, 1), (24, 0), (24, 1)]   # warp 1: 16 rows down
+    assert mma.elements(4, 0, [64, 128])[:4] == [(0, 64), (0, 65), (8, 64), (8, 65)]   # warp 4: the right half
+    assert mma.elements(0, 5, [64, 128])[4:8] == [(1, 10), (1, 11), (9, 10), (9, 11)]  # c4..c7: 8 columns on
+    assert mma.elements(0, 0, [128, 128])[32:36] == [(64, 0), (64, 1), (72, 0), (72, 1)]  # repeats along M
+    # with one warpgroup along N, version 2's (num_warps, 1) is the same arrangement
+    v2, v3 = MmaLayout([8, 1]), MmaLayout([8, 1], version=3, instr_shape=[16, 64])
+    assert all(v2.elements(w, lane, [128, 64]) == v3.elements(w, lane, [128, 64]) for w in range(8) for lane in range(32))
+    assert str(mma) == "#mma<{versionMajor=3, warpsPerCTA=[4,2], instrShape=[16,64]}>"
+    with pytest.raises(ValueError, match="version 2 MmaLayout"):
+        DotOperandLayout(0, mma)
+    with pytest.raises(ValueError, match="whole warpgroups"):
+        MmaLayout([2, 4], version=3, instr_shape=[16, 64])
 
 
 def test_warps_along_n_share_a_and_warps_along_m_share_b():

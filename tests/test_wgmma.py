@@ -131,6 +131,67 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
     assert "mma.sync" not in ptx
 
 
+# ---------------------------------------------------------------------------- warpgroups side by side
+
+# (operand type, (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps): more warps than BLOCK_M's rows
+# take as warpgroups of 64, so the warpgroups split N (`layout.wgmma_warps`: (4, 2), (4, 4), (8, 2))
+SIDE_CASES = [(np.float16, (100, 200, 150), (64, 128, 64), 8),   # N-major B, m64n64 each
+              ("bf16", (70, 250, 96), (64, 256, 32), 8),          # m64n128 each
+              (np.float16, (130, 260, 64), (64, 256, 64), 16),    # four warpgroups along N
+              (np.float16, (200, 150, 64), (128, 256, 32), 16),   # two along M, two along N
+              ("tf32", (100, 90, 150), (64, 64, 64), 8),          # K-major B, m64n32 each
+              pytest.param(E4M3, (100, 90, 300), (64, 64, 256), 8, marks=NEWER)]
+
+
+@pytest.mark.parametrize("kind, shape, blocks, num_warps", SIDE_CASES, ids=str)
+def test_warpgroups_side_by_side_along_n(device, kind, shape, blocks, num_warps):
+    test_k_longer_than_one_swizzle_atom(device, kind, shape, blocks, num_warps)
+
+
+@pytest.mark.parametrize("kind, shape, blocks, num_warps", SIDE_CASES[:5], ids=str)
+def test_warpgroups_side_by_side_issue_a_share_of_n(kind, shape, blocks, num_warps):
+    """Triton's rule: a 64-row tile with 8 warps is two m64n(N/2) wgmmas side by side, not
+    mma.sync (which it fell back to before)."""
+    (block_m, block_n, block_k) = blocks
+    arrays, _ = k_split_operands(kind, (block_m, block_n, block_k), np.random.default_rng(0))
+    warps_m = 4 if block_m == 64 else 8
+    width = block_n * warps_m // num_warps
+    ptx = matmul_kernel.warmup(*arrays, np.zeros((block_m, block_n), np.float32), block_m, block_n, block_k,
+                               PRECISION="tf32" if kind == "tf32" else "ieee", BLOCK_M=block_m, BLOCK_N=block_n,
+                               BLOCK_K=block_k, grid=(1, 1), target="sm_90a", num_warps=num_warps).asm["ptx"]
+    assert re.search(rf"wgmma\.mma_async\.sync\.aligned\.m64n{width}k", ptx)
+    assert "mma.sync" not in ptx
+
+
+@triton.jit
+def chained_kernel(A, B, V, Out, Rows, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, D: tl.constexpr):
+    """Out = softmax-like f(A @ B) @ V and each row's max of A @ B: the row statistics of an
+    accumulator whose warpgroups split N are combined across warpgroups; P then goes to the
+    second dot through shared memory (its A cannot come from registers: each warp holds only
+    its warpgroup's columns)."""
+    rm, rn, rk, rd = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, D)
+    s = tl.dot(tl.load(A + rm[:, None] * K + rk[None, :]), tl.load(B + rk[:, None] * N + rn[None, :]))
+    row_max = tl.max(s, axis=1)
+    p = tl.exp2(s - row_max[:, None]).to(tl.float16)
+    tl.store(Rows + rm, row_max)
+    tl.store(Out + rm[:, None] * D + rd[None, :], tl.dot(p, tl.load(V + rn[:, None] * D + rd[None, :])))
+
+
+@pytest.mark.gpu_tolerance(1e-2, 1e-2)
+@pytest.mark.parametrize("m, n, k, d, num_warps", [(64, 128, 32, 64, 8), (64, 256, 64, 128, 16)], ids=str)
+def test_rows_of_an_accumulator_split_along_n(device, m, n, k, d, num_warps):
+    rng = np.random.default_rng(m + n + d)
+    a, b, v = (rng.standard_normal(s).astype(np.float16) for s in ((m, k), (k, n), (n, d)))
+    out, rows = device.array(np.full((m, d), np.nan, np.float32)), device.array(np.full(m, np.nan, np.float32))
+    chained_kernel[(1,)](device.array(a), device.array(b), device.array(v), out, rows, M=m, N=n, K=k, D=d,
+                         num_warps=num_warps)
+    s = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(device.numpy(rows), s.max(axis=1), rtol=1e-5, atol=1e-4)
+    p = np.exp2(s - s.max(axis=1, keepdims=True)).astype(np.float16).astype(np.float64)
+    bound = 40 * 2**-24 * magnitude(p, v) + 2.0**-10 * magnitude(np.abs(p) + 2**-14, v)
+    assert np.all(np.abs(device.numpy(out) - p @ v.astype(np.float64)) <= bound)
+
+
 # ---------------------------------------------------------------------------- B K-major, any N
 
 @triton.jit

@@ -356,21 +356,26 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 
 # --8<-- [start:wgmma]
 def _wgmma(lw: Lowering, op, a, b, acc):
-    """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows with wgmma.m64nNkK
-    (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared memory through
-    a descriptor (K-major, or N-major: only a 16-bit B may be, by the transpose bit), and A either
-    from there too or, when it was computed in registers (attention's P), from them: the RS form,
-    four 32-bit words per thread per k16 step, each warp's 16 rows laid out as mma.sync's A
-    fragment."""
+    """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows and its share of the
+    columns (all of them, or a slice where warpgroups split N: `layout.wgmma_warps`) with
+    wgmma.m64nNkK (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared
+    memory through a descriptor (K-major, or N-major: only a 16-bit B may be, by the transpose
+    bit), and A either from there too or, when it was computed in registers (attention's P), from
+    them: the RS form, four 32-bit words per thread per k16 step, each warp's 16 rows laid out as
+    mma.sync's A fragment."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
-    num_warps = lw.num_warps
+    warps_m, warps_n = cv.layout.warps_per_cta
+    n //= warps_n  # the columns of one warpgroup's instruction
     registers = isinstance(av.layout, DotOperandLayout)  # A in registers: the RS form
     a_shared = WgmmaOperand(0, m, k, av.dtype.bits)
-    b_shared = WgmmaOperand(1, k, n, bv.dtype.bits, bv.layout.k_contiguous)
+    b_shared = WgmmaOperand(1, k, bv.shape[1], bv.dtype.bits, bv.layout.k_contiguous)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
-    group_row = B.mul(B.lshr(lw.warp, ll.Constant(i32, 2)), ll.Constant(i32, 64))
+    group = B.lshr(lw.warp, ll.Constant(i32, 2))  # warpgroups are numbered down M first
+    group_row = B.mul(B.urem(group, ll.Constant(i32, warps_m // 4)), ll.Constant(i32, 64))
+    group_col = B.mul(B.udiv(group, ll.Constant(i32, warps_m // 4)), ll.Constant(i32, n))
+    b_group = B.add(B.add(smem_base, b[0]), B.mul(group_col, ll.Constant(i32, b_shared.line_step)))
     a_type, b_type = PTX_TYPES[mma_operand_type(op)], PTX_TYPES[mma_operand_type(op, 1)]
     k_step = 256 // av.dtype.bits
     count = n // 2  # accumulator registers of one m64nN tile per thread
@@ -392,19 +397,20 @@ def _wgmma(lw: Lowering, op, a, b, acc):
                            + ["l"] * (2 - registers) + [str(i) for i in range(count)])
     if registers:  # this thread's A fragment of each (m64 tile, k16 step), as _mma groups them
         a_tiles = _fragments(av.layout.register_offsets(av.shape), 8,
-                             lambda o: (o[0] // (16 * num_warps), o[1] // k_step))
+                             lambda o: (o[0] // (16 * warps_m), o[1] // k_step))
     # every operand register is made before the fence: one written after it, between two wgmmas,
     # makes ptxas fence again there (its "warpgroup.arrive is injected" note)
     operands = {}
-    for m_rep in range(m // (16 * num_warps)):
-        row = B.add(group_row, ll.Constant(i32, m_rep * 16 * num_warps))
+    m_reps = m // (16 * warps_m)
+    for m_rep in range(m_reps):
+        row = B.add(group_row, ll.Constant(i32, m_rep * 16 * warps_m))
         for kk in range(k // k_step):
             if not registers:
                 a_base = B.add(smem_base, a[0])
-                a_row = B.mul(row, ll.Constant(i32, a_shared.row_bytes))
+                a_row = B.mul(row, ll.Constant(i32, a_shared.line_step))
                 a_address = B.add(a_base, B.add(a_row, ll.Constant(i32, a_shared.k_step_offset(kk))))
             b_offset = b_shared.k_step_offset(kk) if b_shared.k_major else 2048 * kk
-            b_address = B.add(B.add(smem_base, b[0]), ll.Constant(i32, b_offset))
+            b_address = B.add(b_group, ll.Constant(i32, b_offset))
             a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
                 else [wgmma_descriptor(lw, a_shared, a_address)]
             operands[m_rep, kk] = a_operand + [wgmma_descriptor(lw, b_shared, b_address)]
@@ -412,7 +418,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     zero = ir.is_zero(cv)
     out = [ll.Constant(x.type, ll.Undefined) for x in acc] if zero else list(acc)
     lw.asm(ll.VoidType(), "wgmma.fence.sync.aligned;", "", [])
-    for m_rep in range(m // (16 * num_warps)):
+    for m_rep in range(m_reps):
         regs = out[m_rep * count:(m_rep + 1) * count]
         for kk in range(k // k_step):
             result = lw.asm(ll.LiteralStructType([ll_type(cv.dtype)] * count),

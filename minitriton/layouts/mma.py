@@ -16,8 +16,13 @@ from .blocked import BlockedLayout
 
 @dataclass(frozen=True)
 class MmaLayout(DistributedLayout):
-    """The accumulator of `mma.sync.m16n8k16`: each warp owns a 16x8 tile, warps are placed in
-    row-major order of `warps_per_cta`, and the whole arrangement repeats over larger shapes."""
+    """A tensor-core accumulator. Version 2 is `mma.sync.m16n8k16`'s: each warp owns a 16x8
+    tile, warps are placed in row-major order of `warps_per_cta`, and the whole arrangement
+    repeats over larger shapes. Version 3 is wgmma's when its warpgroups also split N: each warp
+    owns 16 rows of `instr_shape[1]` columns (its warpgroup's share of one wgmma.m64nN), the
+    warps are numbered down M first, so the 4 warps of a warpgroup are 64 consecutive rows, and
+    warpgroups then step along N. (With one warpgroup along N, version 2's `(num_warps, 1)` is
+    the same arrangement, and is the one used.)"""
 
     warps_per_cta: tuple[int, ...]
     version: int = 2
@@ -25,12 +30,19 @@ class MmaLayout(DistributedLayout):
 
     def __post_init__(self):
         _tuple_fields(self, "warps_per_cta", "instr_shape")
-        if self.version != 2 or self.instr_shape != (16, 8):
-            raise ValueError(f"only mma version 2 with instr_shape [16,8] is supported, got {self!r}")
         if len(self.warps_per_cta) != 2:
             raise ValueError(f"MmaLayout.warps_per_cta needs two entries (M, N), "
                              f"got {_fmt(self.warps_per_cta)}")
         _check_pow2("MmaLayout", "warps_per_cta", self.warps_per_cta)
+        m, n = self.instr_shape if len(self.instr_shape) == 2 else (0, 0)
+        if self.version == 2 and (m, n) == (16, 8):
+            return
+        if self.version == 3 and m == 16 and n >= 8 and n & (n - 1) == 0 and n <= 256 \
+                and self.warps_per_cta[0] % 4 == 0:
+            return
+        raise ValueError(f"MmaLayout is version 2 with instr_shape [16,8], or version 3 with "
+                         f"instr_shape [16,N] (N a power of two from 8 to 256) and warps along M "
+                         f"in whole warpgroups of 4; got {self!r}")
 
     def __str__(self) -> str:
         return (f"#mma<{{versionMajor={self.version}, warpsPerCTA={_fmt(self.warps_per_cta)}, "
@@ -38,36 +50,45 @@ class MmaLayout(DistributedLayout):
 
     @property
     def order(self) -> tuple[int, ...]:
-        return (1, 0)  # lanes, warps and repeats step along N first
+        return (1, 0)  # lanes and repeats step along N first
 
     @property
     def threads_per_warp(self) -> tuple[int, ...]:
         return (8, 4)
 
     def _tile_register_bases(self) -> list[Index]:
-        return [(0, 1), (8, 0)]  # c1 is one column right of c0, c2 eight rows below
+        # c1 is one column right of c0, c2 eight rows below; in version 3 the next four are the
+        # next 8 columns of the warp's tile
+        return [(0, 1), (8, 0)] + _bits(2, 1, self.instr_shape[1] // 8, 8)
 
     def _lane_bases(self) -> list[Index]:
         return [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]  # threadID_in_group, then groupID
 
     def _warp_bases(self) -> list[Index]:
         warps_m, warps_n = self.warps_per_cta
+        if self.version == 3:
+            return _bits(2, 0, warps_m, 16) + _bits(2, 1, warps_n, self.instr_shape[1])
         return _bits(2, 1, warps_n, 8) + _bits(2, 0, warps_m, 16)
 
     # --8<-- [start:mma-elements]
     def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
         rows, cols = self.check_shape(shape)
         warps_m, warps_n = self.warps_per_cta
-        warp_m, warp_n = divmod(warp, warps_n)
+        if self.version == 3:
+            warp_n, warp_m = divmod(warp, warps_m)  # down M first: a warpgroup is 4 warps of rows
+        else:
+            warp_m, warp_n = divmod(warp, warps_n)
         group, thread_in_group = lane >> 2, lane % 4  # PTX ISA: groupID, threadID_in_group
-        tile_m, tile_n = 16 * warps_m, 8 * warps_n
+        width = self.instr_shape[1]  # columns of one warp's tile
+        tile_m, tile_n = 16 * warps_m, width * warps_n
         result = []
         for repeat_m in range(max(1, rows // tile_m)):
             for repeat_n in range(max(1, cols // tile_n)):
-                for c in range(4):  # c0..c3: (r, c), (r, c+1), (r+8, c), (r+8, c+1)
-                    row = repeat_m * tile_m + warp_m * 16 + group + 8 * (c >> 1)
-                    col = repeat_n * tile_n + warp_n * 8 + thread_in_group * 2 + (c & 1)
-                    result.append((row % rows, col % cols))
+                for eight in range(width // 8):
+                    for c in range(4):  # c0..c3: (r, c), (r, c+1), (r+8, c), (r+8, c+1)
+                        row = repeat_m * tile_m + warp_m * 16 + group + 8 * (c >> 1)
+                        col = repeat_n * tile_n + warp_n * width + 8 * eight + thread_in_group * 2 + (c & 1)
+                        result.append((row % rows, col % cols))
         return result
     # --8<-- [end:mma-elements]
 
@@ -87,8 +108,8 @@ class DotOperandLayout(DistributedLayout):
     def __post_init__(self):
         if self.op_idx not in (0, 1):
             raise ValueError(f"DotOperandLayout.op_idx is 0 (A) or 1 (B), got {self.op_idx}")
-        if not isinstance(self.parent, MmaLayout):
-            raise ValueError(f"DotOperandLayout.parent must be an MmaLayout, got {self.parent}")
+        if not isinstance(self.parent, MmaLayout) or self.parent.version != 2:
+            raise ValueError(f"DotOperandLayout.parent must be a version 2 MmaLayout, got {self.parent}")
         if self.k_width not in (1, 2, 4):
             raise ValueError(f"DotOperandLayout.k_width is 1, 2 or 4 (elements per 32-bit register), "
                              f"got {self.k_width}")

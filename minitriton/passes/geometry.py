@@ -152,6 +152,13 @@ class WgmmaOperand:
         """Whether a K-major line fits: one atom of 32 or 64 bytes, or whole blocks of 128."""
         return line_bytes in (32, 64) or line_bytes % 128 == 0
 
+    @property
+    def line_step(self) -> int:
+        """Bytes from one line to the next within a block, for lines a multiple of 8 apart (A's
+        rows, a K-major B's columns); for an N-major B, per column, for columns a multiple of 64
+        apart (an atom of 64 columns follows all the k-rows of those before it)."""
+        return self.row_bytes if self.k_major else self.rows * 2
+
     def k_step_offset(self, kk: int) -> int:
         """The byte offset of the k-step `kk` (32 bytes of K) in a K-major operand: its block,
         then its place in the block's lines."""

@@ -150,19 +150,46 @@ def mma_operand_type(dot: ir.Op, index: int = 0) -> str | None:
     return x.dtype.name if x.dtype.name in PTX_TYPES else None
 
 
+def wgmma_warps(m: int, num_warps: int) -> tuple[int, int]:
+    """How warps tile a wgmma accumulator of `m` rows (Triton's rule): a warpgroup of 4 warps
+    along M, doubled along M while the rows go further, then along N. So 8 warps take a 128-row
+    tile as (8, 1), two warpgroups one above the other, and a 64-row tile as (4, 2), two
+    warpgroups side by side, each issuing an m64nN/2 of its half of the columns."""
+    warps_m = 4
+    while warps_m < num_warps and m > 16 * warps_m:
+        warps_m *= 2
+    return warps_m, max(1, num_warps // warps_m)
+
+
+def wgmma_accumulator(m: int, n: int, num_warps: int) -> MmaLayout:
+    """The layout of a wgmma accumulator: version 2's `(num_warps, 1)` when one warpgroup spans
+    N, else version 3's, whose warp tiles are each warpgroup's share of the columns."""
+    warps_m, warps_n = wgmma_warps(m, num_warps)
+    if warps_n == 1:
+        return MmaLayout((num_warps, 1))
+    return MmaLayout((warps_m, warps_n), version=3, instr_shape=(16, n // warps_n))
+
+
 def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False, b_k_major: bool = False) -> bool:
-    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator; N up
-    to 256, in whole 64-column atoms where B stays N-major (16-bit types not `b_k_major`), else
-    in 8-line groups; the lines of K of the operands kept K-major in shared memory in one swizzle
-    atom or whole 128-byte blocks (`geometry.WgmmaOperand`). With A in `registers` only B is in
-    shared memory: K needs whole k16 steps, and whole lines when B is K-major."""
+    """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator and
+    the columns `wgmma_warps` gives it, up to 256, in whole 64-column atoms where B stays
+    N-major (16-bit types not `b_k_major`), else in 8-line groups; the lines of K of the operands
+    kept K-major in shared memory in one swizzle atom or whole 128-byte blocks
+    (`geometry.WgmmaOperand`). With A in `registers` only B is in shared memory: K needs whole
+    k16 steps, and whole lines when B is K-major, and one warpgroup spans N (each warp holds the
+    A rows of its own 16 rows only)."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
     line_fits = WgmmaOperand.k_fits(a.shape[1] * bits // 8)
     k_fits = (a.shape[1] % 16 == 0 and (line_fits or not b_k_major)) if registers else line_fits
     n_step = 64 if bits == 16 and not b_k_major else 8
-    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n <= 256 and n % n_step == 0 and k_fits
+    if num_warps % 4 or m % 64:
+        return False
+    warps_m, warps_n = wgmma_warps(m, num_warps)
+    width = n // warps_n  # the columns of one warpgroup's wgmma
+    return m % (16 * warps_m) == 0 and n % warps_n == 0 and width <= 256 and width % n_step == 0 \
+        and width & (width - 1) == 0 and k_fits and not (registers and warps_n > 1)
 
 
 # --8<-- [start:rs]
@@ -198,7 +225,7 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
             or acc.dtype != MMA_ACCUMULATOR.get(kind, ir.float32):
         return None
     if arch == "sm_90a":
-        mma = MmaLayout((num_warps, 1))  # each warpgroup of 4 warps computes 64 rows
+        mma = wgmma_accumulator(*dot.operands[2].shape, num_warps)
         b_k_major = k_contiguous(dot, b_layout)
         b_shared = SharedOperandLayout(1, mma, b_k_major)
         if wgmma_in_registers(dot, a_layout, num_warps, b_k_major):
