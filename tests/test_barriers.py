@@ -112,3 +112,17 @@ def test_a_barrier_after_an_if_that_used_the_buffer_in_one_branch():
     fn = insert_barriers(kernel(body))
     assert names(fn.body)[-2:] == ["barrier", "convert_layout@0"]
     assert names(fn.body).count("barrier") == 1
+
+
+def test_a_rings_first_copy_waits_for_reads_before_it_even_after_another_copy():
+    """cp.async (`async_load`) has no barrier of its own and its writes land whenever, so a copy
+    orders nothing before it: a ring's first copy into bytes a conversion read since the last
+    barrier needs one, even with another ring's copy between them. (Without it, in a pipelined
+    gather, a thread's copy overwrote row numbers another thread was still reading in the
+    prologue's conversion: an illegal address on the GPU.)"""
+    def body(b, x):
+        shared_op(b, x, 0, 256)  # the conversion of the row numbers
+        for offset, size in ((24576, 12288), (0, 24576)):  # ring0's first copy, then ring1's
+            b.block.ops.append(ir.Op("async_load", [], [], {"smem_offset": offset, "smem_bytes": size}, [], None))
+    assert names(insert_barriers(kernel(body)).body)[1:] == \
+        ["convert_layout@0", "async_load@24576", "barrier", "async_load@0"]

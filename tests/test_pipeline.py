@@ -181,3 +181,89 @@ def test_a_dot_on_cuda_cores_pipelines_both_operands_or_neither():
                   arch="sm_90a")
     fn = pipeline(fn, 3)
     assert not any(op.name.startswith("async") or op.name == "local_read" for op in fn.walk())
+
+
+# ---------------------------------------------------------------------------- indices read from memory
+
+@triton.jit
+def gathered_matmul_kernel(A, W, Rows, Table, Out, M, N, K, TABLE: tl.constexpr, STORE: tl.constexpr,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Out = A @ W[rows], the rows of W gathered along K, as a MoE kernel gathers its tokens'
+    rows: by a masked load of BLOCK_K row numbers per iteration, or (TABLE) by one unmasked
+    scalar per iteration, a block table's entry: block j of K is W's rows Table[j] * BLOCK_K + 0..
+    BLOCK_K-1, as a paged KV cache reads its blocks. STORE writes memory inside the loop."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        in_k = k + rk < K
+        if TABLE:
+            rows = tl.load(Table + k // BLOCK_K) * BLOCK_K + rk
+        else:
+            rows = tl.load(Rows + k + rk, mask=in_k, other=0)
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & in_k[None, :], other=0)
+        w = tl.load(W + rows[:, None] * N + rn[None, :], mask=in_k[:, None] & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, w, acc)
+        if STORE:
+            tl.store(Rows + k + rk, rows, mask=in_k & (tl.program_id(0) + tl.program_id(1) < 0))
+    tl.store(Out + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def gathered_ir(table=False, store=False, arch="sm_90a"):
+    args = dict(A=aligned((128, 256), np.float16), W=aligned((512, 128), np.float16), Rows=aligned((256,), np.int32),
+                Table=aligned((8,), np.int32), Out=aligned((128, 128), np.float32), M=128, N=128, K=256)
+    return laid_out(gathered_matmul_kernel, args, dict(TABLE=table, STORE=store, BLOCK_M=64, BLOCK_N=64,
+                                                       BLOCK_K=32), arch=arch)
+
+
+@pytest.mark.parametrize("table", [False, True], ids=["rows", "table"])
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_load_whose_rows_are_read_from_memory_is_pipelined(table, arch):
+    """The row numbers are read S-1 iterations ahead, with the addresses they make, and only
+    while that iteration exists (the mask of the cloned read is `and`ed with it: past the end a
+    table's next entry is not there); in the loop the one read left is the one ahead."""
+    fn = pipeline(gathered_ir(table, arch=arch), 3)
+    (loop,) = loops(fn)
+    body = loop.regions[0].ops
+    assert [op.name for op in body].count("async_load") == 2 and "local_read" in [op.name for op in body]
+    (index_read,) = [op for op in body if op.name == "load"]
+    assert len(index_read.operands) >= 2  # masked: a table's unmasked read gains the iteration's mask
+    mask = index_read.operands[1].owner
+    assert mask.name == "and" or (mask.name == "cmp" and mask.attrs["predicate"] == "lt")
+    prologue = fn.body.ops[:fn.body.ops.index(loop)]
+    assert [op.name for op in prologue].count("load") == 2  # iterations 0 and 1, each guarded
+    assert all(len(op.operands) >= 2 for op in prologue if op.name == "load")
+
+
+def test_a_gather_in_a_loop_that_writes_memory_is_not_read_ahead():
+    """A store in the loop might change the row numbers before their iteration: then they are
+    read when their iteration comes, and the gathered operand is not pipelined."""
+    fn = pipeline(gathered_ir(store=True), 3)
+    (loop,) = loops(fn)
+    names = [op.name for op in loop.regions[0].ops]
+    assert "async_load" not in names and names.count("load") == 3
+
+
+@pytest.mark.parametrize("table", [False, True], ids=["rows", "table"])
+@pytest.mark.parametrize("m, n, k, blocks, num_warps", [(100, 90, 200, (64, 64, 32), 4),
+                                                        (70, 130, 96, (64, 128, 32), 8)], ids=str)
+def test_gathered_rows_pipelined_give_the_gathered_product(device, table, m, n, k, blocks, num_warps):
+    block_m, block_n, block_k = blocks
+    rng = np.random.default_rng(m + n + k)
+    blocks_k = triton.cdiv(k, block_k)
+    w_rows = 3 * blocks_k * block_k
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((w_rows, n)).astype(np.float16)
+    table_entries = rng.permutation(3 * blocks_k)[:blocks_k].astype(np.int32)
+    rows = (table_entries[:, None] * block_k + np.arange(block_k)).reshape(-1)[:k] if table \
+        else rng.integers(0, w_rows, k)
+    out = device.array(np.full((m, n), np.nan, np.float32))
+    gathered_matmul_kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
+        device.array(a), device.array(w), device.array(rows.astype(np.int32)), device.array(table_entries), out,
+        m, n, k, TABLE=table, STORE=False, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+        num_warps=num_warps, num_stages=3)
+    want = a.astype(np.float64) @ w[rows].astype(np.float64)
+    bound = 40 * 2**-24 * (np.abs(a.astype(np.float64)) @ np.abs(w[rows].astype(np.float64)))
+    assert np.all(np.abs(device.numpy(out) - want) <= bound)
+

@@ -274,6 +274,84 @@ def test_b_k_major_stays_on_wgmma(shape, blocks, num_warps):
     assert "mma.sync" not in ptx
 
 
+# ---------------------------------------------------------------------------- A M-major
+
+@triton.jit
+def tn_matmul_kernel(AT, B, BT, C, M, N, K, TRANS: tl.constexpr, B_K_MAJOR: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C = AT^T @ B, AT (K x M) row-major, as a weight gradient's X^T @ dY: A is loaded M fastest,
+    by transposed pointers or (TRANS) as AT lies and transposed by `tl.trans`. wgmma keeps it
+    M-major in shared memory and transposes it itself. B as it lies (N-major) or, with B_K_MAJOR,
+    from BT (N x K) loaded K fastest."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        in_k = k + rk < K
+        if TRANS:
+            a = tl.trans(tl.load(AT + (k + rk)[:, None] * M + rm[None, :], mask=in_k[:, None] & (rm[None, :] < M),
+                                 other=0))
+        else:
+            a = tl.load(AT + (k + rk)[None, :] * M + rm[:, None], mask=in_k[None, :] & (rm[:, None] < M), other=0)
+        if B_K_MAJOR:
+            b = tl.load(BT + rn[None, :] * K + (k + rk)[:, None], mask=in_k[:, None] & (rn[None, :] < N), other=0)
+        else:
+            b = tl.load(B + (k + rk)[:, None] * N + rn[None, :], mask=in_k[:, None] & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps; strides multiples of 16 elements (so the
+# loads are vectors), sizes not multiples of the blocks
+TN_CASES = [((112, 80, 144), (64, 64, 32), 4), ((144, 208, 112), (128, 128, 64), 8),
+            ((80, 112, 272), (64, 128, 128), 8), ((208, 64, 64), (128, 64, 16), 4)]
+
+
+@pytest.mark.parametrize("b_k_major", [False, True], ids=["b-n-major", "b-k-major"])
+@pytest.mark.parametrize("trans", [False, True], ids=["pointers", "trans"])
+@pytest.mark.parametrize("bf16", [False, True], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("shape, blocks, num_warps", TN_CASES, ids=str)
+def test_a_loaded_m_fastest(device, shape, blocks, num_warps, bf16, trans, b_k_major):
+    rng = np.random.default_rng(sum(shape) + 3 * trans + 5 * b_k_major)
+    m, n, k = shape
+    raw = [rng.standard_normal(s) for s in ((k, m), (k, n))]
+    if bf16:
+        bits = [to_bf16_bits(x) for x in raw]
+        at, b = (bf16_value(x) for x in bits)
+        arrays = [triton.reinterpret(device.array(x), tl.bfloat16) for x in (bits[0], bits[1], bits[1].T.copy())]
+    else:
+        at, b = (x.astype(np.float16) for x in raw)
+        arrays = [device.array(x) for x in (at, b, b.T.copy())]
+        at, b = at.astype(np.float64), b.astype(np.float64)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    block_m, block_n, block_k = blocks
+    tn_matmul_kernel[(triton.cdiv(m, block_m), triton.cdiv(n, block_n))](
+        *arrays, c, m, n, k, TRANS=trans, B_K_MAJOR=b_k_major, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+        num_warps=num_warps)
+    assert np.all(np.abs(device.numpy(c) - at.T @ b) <= 40 * 2**-24 * magnitude(at.T, b))
+
+
+@pytest.mark.parametrize("trans", [False, True], ids=["pointers", "trans"])
+@pytest.mark.parametrize("shape, blocks, num_warps", TN_CASES[:2], ids=str)
+def test_an_m_major_a_is_copied_in_as_it_lies_and_transposed_by_wgmma(shape, blocks, num_warps, trans):
+    """Both operands come in by cp.async (A's runs along M: 16-byte copies), the A buffer is
+    M-major (`mContiguous`), and every wgmma has A's transpose bit set: before, A was stored
+    element by element into a K-major buffer, and not pipelined."""
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    z = np.zeros
+    compiled = tn_matmul_kernel.warmup(z((k, m), np.float16), z((k, n), np.float16), z((n, k), np.float16),
+                                       z((m, n), np.float32), m, n, k, TRANS=trans, B_K_MAJOR=False,
+                                       BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1),
+                                       target="sm_90a", num_warps=num_warps, num_stages=3)
+    layout, ptx = compiled.asm["layout"], compiled.asm["ptx"]
+    copies = [line for line in layout.splitlines() if "async_load" in line]
+    assert len(copies) == 2 * 3 and all("run=8" in line for line in copies)  # 2 rings: 2 ahead, 1 in the loop
+    assert "mContiguous=true" in layout
+    wgmmas = [line for line in ptx.splitlines() if "wgmma.mma_async" in line]
+    assert wgmmas and all(line.rstrip("; }").endswith("p, 1, 1, 1, 1") for line in wgmmas)
+
+
 # ---------------------------------------------------------------------------- A from registers
 
 @triton.jit

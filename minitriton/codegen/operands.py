@@ -197,10 +197,11 @@ def wgmma_byte_offset(lw: Lowering, shared: geometry.WgmmaOperand, row, col):
         within = B.add(B.mul(line, c(shared.row_bytes)),
                        B.add(B.mul(chunk, c(16)), B.mul(B.urem(k, c(shared.vec)), c(shared.bits // 8))))
         return within if shared.line_bytes <= 128 else B.add(B.mul(block, c(shared.block_bytes)), within)
-    atom = B.udiv(col, c(64))
-    chunk = B.xor(B.udiv(B.urem(col, c(64)), c(8)), B.urem(row, c(8)))
-    within = B.add(B.mul(row, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(col, c(8)), c(2))))
-    return B.add(B.mul(atom, c(shared.rows * 128)), within)
+    k, line = (row, col) if shared.op_idx == 1 else (col, row)  # an N-major B; an M-major A
+    atom = B.udiv(line, c(64))
+    chunk = B.xor(B.udiv(B.urem(line, c(64)), c(8)), B.urem(k, c(8)))
+    within = B.add(B.mul(k, c(128)), B.add(B.mul(chunk, c(16)), B.mul(B.urem(line, c(8)), c(2))))
+    return B.add(B.mul(atom, c(shared.k_length * 128)), within)
 
 
 def wgmma_descriptor(lw: Lowering, shared: geometry.WgmmaOperand, address):

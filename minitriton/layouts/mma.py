@@ -186,15 +186,19 @@ class SharedOperandLayout:
     through shared-memory descriptors); with a `BlockedLayout` parent it sits in a pipeline ring
     as `fma_operand_swizzle` says, and the threads of a dot on CUDA cores read it at each step
     of k. A thread's only "register" is the buffer's address. `k_contiguous`: a 16-bit B of wgmma
-    stored K-major (as loaded, K fastest), which the instruction reads untransposed."""
+    stored K-major (as loaded, K fastest), which the instruction reads untransposed;
+    `m_contiguous`: a 16-bit A of wgmma stored M-major (as loaded, M fastest: `x.T` of a
+    row-major x, a weight gradient's X^T), which the instruction transposes."""
 
     op_idx: int
     parent: MmaLayout | BlockedLayout
     k_contiguous: bool = False
+    m_contiguous: bool = False
 
     def __str__(self) -> str:
-        k_major = ", kContiguous=true" if self.k_contiguous else ""
-        return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}{k_major}}}>"
+        major = ", kContiguous=true" if self.k_contiguous else ""
+        major += ", mContiguous=true" if self.m_contiguous else ""
+        return f"#shared_operand<{{opIdx={self.op_idx}, parent={self.parent}{major}}}>"
 
     def registers_per_thread(self, shape: Sequence[int]) -> int:
         return 1

@@ -48,7 +48,10 @@ def _walk(block: ir.Block, pending: set[Access], insert: bool) -> set[Access]:
                 if insert:
                     new_ops.append(ir.Op("barrier", [], [], {}, [], op.loc))
                 pending = set()
-            pending = {buffer}  # the op's own barrier orders its writes; its reads stay pending
+            if op.name == "async_load":  # a ring's first copy: no barrier of its own, and its
+                pending = pending | {buffer}  # writes land whenever, so nothing before is ordered
+            else:
+                pending = {buffer}  # the op's own barrier orders its writes; its reads stay pending
         pending |= set(op.attrs.get("smem_reads", ()))  # e.g. wgmma reading its operands
         new_ops.append(op)
     if insert:

@@ -104,28 +104,38 @@ class WgmmaOperand:
     bytes, swizzled by 16-byte chunk over 8-line atoms. A longer line (K = 128 fp16 is 256 bytes)
     is split into blocks of 128 bytes of K, as Triton splits it: block j holds bytes 128j to
     128j + 127 of every line, 128-byte swizzled, and the blocks follow one another, so each
-    k-step's descriptor points into one block. A is always K-major, and so is B of any type but
-    fp16 and bf16: only those may be transposed by the instruction. A 16-bit B loaded K fastest
-    (`k_contiguous`: attention's K^T, from a row-major K) is stored K-major too, so its runs stay
-    16-byte stores (and cp.async copies). Any other 16-bit B is N-major, in atoms of 64 columns:
-    each atom holds 8 k-rows of 128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows
-    follow (SBO = 1 KB), atoms for the next 64 columns come after all the k-rows (LBO = K * 128
-    bytes)."""
+    k-step's descriptor points into one block. Operands of any type but fp16 and bf16 are K-major:
+    only those may be transposed by the instruction. A 16-bit B loaded K fastest (`k_contiguous`:
+    attention's K^T, from a row-major K) is stored K-major too, so its runs stay 16-byte stores
+    (and cp.async copies). Any other 16-bit B is N-major, in atoms of 64 columns: each atom holds
+    8 k-rows of 128 bytes (1 KB, 128-byte swizzle); atoms for the next 8 k-rows follow (SBO =
+    1 KB), atoms for the next 64 columns come after all the k-rows (LBO = K * 128 bytes). A 16-bit
+    A is K-major unless it was loaded M fastest (`m_contiguous`: X^T of a row-major X); then it is
+    M-major, in atoms of 64 rows laid out as B's of 64 columns."""
 
     op_idx: int
     rows: int
     cols: int
     bits: int = 16
     k_contiguous: bool = False
+    m_contiguous: bool = False
 
     @property
     def k_major(self) -> bool:
-        return self.op_idx == 0 or self.bits != 16 or self.k_contiguous
+        if self.bits != 16:
+            return True
+        return not self.m_contiguous if self.op_idx == 0 else self.k_contiguous
+
+    @property
+    def k_length(self) -> int:
+        return self.cols if self.op_idx == 0 else self.rows
 
     @property
     def line_dim(self) -> int:
-        """The dimension of the tile whose consecutive elements are consecutive in the buffer."""
-        return 0 if self.op_idx == 1 and self.k_major else 1
+        """The dimension of the tile whose consecutive elements are consecutive in the buffer:
+        K for a K-major operand, M or N for the other."""
+        k_dim = 1 - self.op_idx
+        return k_dim if self.k_major else 1 - k_dim
 
     @property
     def vec(self) -> int:  # elements in a 16-byte chunk: runs of these are stored at once
@@ -155,13 +165,16 @@ class WgmmaOperand:
     @property
     def line_step(self) -> int:
         """Bytes from one line to the next within a block, for lines a multiple of 8 apart (A's
-        rows, a K-major B's columns); for an N-major B, per column, for columns a multiple of 64
-        apart (an atom of 64 columns follows all the k-rows of those before it)."""
-        return self.row_bytes if self.k_major else self.rows * 2
+        rows, a K-major B's columns); for an N-major B (an M-major A), per column (row), for those
+        a multiple of 64 apart (an atom of 64 follows all the k-rows of those before it)."""
+        return self.row_bytes if self.k_major else self.k_length * 2
 
     def k_step_offset(self, kk: int) -> int:
         """The byte offset of the k-step `kk` (32 bytes of K) in a K-major operand: its block,
-        then its place in the block's lines."""
+        then its place in the block's lines; in an N-major (M-major) one, its 16 k-rows are two
+        atoms of 1 KB."""
+        if not self.k_major:
+            return 2048 * kk
         block, within = divmod(32 * kk, self.row_bytes)
         return block * self.block_bytes + within
 
@@ -183,7 +196,7 @@ class WgmmaOperand:
         if self.k_major:
             lbo, sbo, mode = 16, 8 * self.row_bytes, {128: 1, 64: 2, 32: 3}[self.row_bytes]
         else:
-            lbo, sbo, mode = self.rows * 128, 1024, 1
+            lbo, sbo, mode = self.k_length * 128, 1024, 1
         return (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
 
 
@@ -193,7 +206,8 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     src, dst = op.operands[0], op.result
     if isinstance(dst.layout, SharedOperandLayout):
         blocked = isinstance(src.layout, BlockedLayout)
-        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits, dst.layout.k_contiguous) if blocked else None
+        return WgmmaOperand(dst.layout.op_idx, *src.shape, src.dtype.bits, dst.layout.k_contiguous,
+                            dst.layout.m_contiguous) if blocked else None
     if not (isinstance(dst.layout, DotOperandLayout) and isinstance(src.layout, BlockedLayout)):
         return None
     bits = src.dtype.bits

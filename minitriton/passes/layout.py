@@ -170,19 +170,20 @@ def wgmma_accumulator(m: int, n: int, num_warps: int) -> MmaLayout:
     return MmaLayout((warps_m, warps_n), version=3, instr_shape=(16, n // warps_n))
 
 
-def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False, b_k_major: bool = False) -> bool:
+def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False, b_k_major: bool = False,
+               a_m_major: bool = False) -> bool:
     """Whether wgmma takes this dot: warpgroups of 4 warps, each 64 rows of the accumulator and
     the columns `wgmma_warps` gives it, up to 256, in whole 64-column atoms where B stays
     N-major (16-bit types not `b_k_major`), else in 8-line groups; the lines of K of the operands
     kept K-major in shared memory in one swizzle atom or whole 128-byte blocks
-    (`geometry.WgmmaOperand`). With A in `registers` only B is in shared memory: K needs whole
-    k16 steps, and whole lines when B is K-major, and one warpgroup spans N (each warp holds the
-    A rows of its own 16 rows only)."""
+    (`geometry.WgmmaOperand`). With A in `registers` or `a_m_major` only B may be K-major: K
+    needs whole k16 steps, and whole lines when B is K-major; in registers, one warpgroup must
+    span N (each warp holds the A rows of its own 16 rows only)."""
     a, b, acc = dot.operands
     m, n = acc.shape
     bits = a.dtype.bits
     line_fits = WgmmaOperand.k_fits(a.shape[1] * bits // 8)
-    k_fits = (a.shape[1] % 16 == 0 and (line_fits or not b_k_major)) if registers else line_fits
+    k_fits = (a.shape[1] % 16 == 0 and (line_fits or not b_k_major)) if registers or a_m_major else line_fits
     n_step = 64 if bits == 16 and not b_k_major else 8
     if num_warps % 4 or m % 64:
         return False
@@ -202,6 +203,16 @@ def wgmma_in_registers(dot: ir.Op, a_layout, num_warps: int, b_k_major: bool = F
     return a_layout == MmaLayout((num_warps, 1)) and dot.operands[0].dtype.bits == 16 \
         and wgmma_fits(dot, num_warps, registers=True, b_k_major=b_k_major)
 # --8<-- [end:rs]
+
+
+def m_contiguous(dot: ir.Op, a_layout) -> bool:
+    """Whether wgmma's 16-bit A is stored M-major: when its threads hold runs along M (it was
+    loaded M fastest: `x.T` of a row-major x, as a weight gradient's X^T is), which then go to
+    shared memory, or come in by cp.async, 16 bytes at a time, and the instruction transposes
+    them, where a K-major buffer would take them one element at a time."""
+    a = dot.operands[0]
+    return isinstance(a_layout, BlockedLayout) and a_layout.order[0] == 0 and a.dtype.bits == 16 \
+        and a_layout.contig_per_thread(a.shape) > 1
 
 
 def k_contiguous(dot: ir.Op, b_layout) -> bool:
@@ -230,8 +241,9 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
         b_shared = SharedOperandLayout(1, mma, b_k_major)
         if wgmma_in_registers(dot, a_layout, num_warps, b_k_major):
             return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
-        if wgmma_fits(dot, num_warps, b_k_major=b_k_major):
-            return SharedOperandLayout(0, mma), b_shared, mma
+        a_m_major = m_contiguous(dot, a_layout)
+        if wgmma_fits(dot, num_warps, b_k_major=b_k_major, a_m_major=a_m_major):
+            return SharedOperandLayout(0, mma, m_contiguous=a_m_major), b_shared, mma
     k_width = MMA_K_WIDTH.get(kind)
     m, n = acc.shape
     if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):

@@ -89,8 +89,10 @@ def _run(ptrs: ir.Value, shared=None, transposed: bool = False) -> int:
     return min(layout.contig_per_thread(ptrs.shape), 128 // ptrs.dtype.pointee.bits)
 
 
-def _slice(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
-    """The body's ops that compute `values` (in program order), or None if one has an effect."""
+def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[ir.Op] | None:
+    """The body's ops that compute `values` (in program order), or None if one has an effect.
+    With `loads`, plain loads may be among them (an index read from memory: a gathered row's
+    number, a block table's entry), and are cloned like the arithmetic."""
     defined_here = {id(r): op for op in body.ops for r in op.results}
     needed, stack = set(), list(values)
     while stack:
@@ -98,21 +100,44 @@ def _slice(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
         op = defined_here.get(id(v))
         if op is None or id(op) in needed:
             continue
-        if op.name not in ir.CHEAP:  # an effect, or work worth more than cloning it
-            return None
+        if op.name not in ir.CHEAP and not (loads and op.name == "load"):
+            return None  # an effect, or work worth more than cloning it
         needed.add(id(op))
         stack.extend(op.operands)
     return [op for op in body.ops if id(op) in needed]
 
 
-def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op]) -> None:
-    """Append copies of `ops` to `out`, reading `mapping[old value]` where given."""
+def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range=None) -> None:
+    """Append copies of `ops` to `out`, reading `mapping[old value]` where given. A load among
+    them reads only while `in_range` (the iteration it is for exists): past the loop's end its
+    addresses may point anywhere."""
     for op in ops:
-        new = ir.Op(op.name, [mapping.get(id(v), v) for v in op.operands], [], dict(op.attrs), [], op.loc)
+        operands = [mapping.get(id(v), v) for v in op.operands]
+        if op.name == "load" and in_range is not None:
+            ptrs = operands[0]
+            ok = _emit(out, "splat", [in_range], layout=ptrs.layout, shape=ptrs.shape) \
+                if ptrs.type.is_tile else in_range
+            mask = _emit(out, "and", [operands[1], ok], layout=ptrs.layout) if len(operands) > 1 else ok
+            operands = [ptrs, mask] + operands[2:]
+        new = ir.Op(op.name, operands, [], dict(op.attrs), [], op.loc)
         new.results = [ir.Value(r.type, new, layout=r.layout) for r in op.results]
         for old, r in zip(op.results, new.results):
             mapping[id(old)] = r
         out.append(new)
+
+
+def _drop_unread(ops: list[ir.Op], candidates: set[int]) -> None:
+    """Remove from `ops` those of `candidates` (the ops that computed the pipelined loads'
+    addresses, now computed ahead) whose results nothing reads any more: a load among them would
+    otherwise stay, as loads are never dead code."""
+    while True:
+        read = {id(v) for op in ops for inner in [op, *(i for r in op.regions for i in ir.walk_block(r))]
+                for v in inner.operands}
+        dead = [op for op in ops if id(op) in candidates and not any(id(r) in read for r in op.results)]
+        if not dead:
+            return
+        for op in dead:
+            ops.remove(op)
 
 
 def _emit(out: list[ir.Op], name: str, operands: list[ir.Value], layout=None, loc=None, **attrs) -> ir.Value:
@@ -158,9 +183,11 @@ class Pipeliner:
             return False
         # The carried values the addresses depend on, closed under their own updates.
         address_values = [v for load, _, _ in pairs for v in load.operands[:2]]
+        # an index may be read from memory, if nothing in the loop writes memory
+        reads_only = not any(op.name in ("store", "atomic", "atomic_cas") for op in ir.walk_block(body))
         involved: list[int] = []
         while True:
-            slice_ops = _slice(address_values + [yields[i] for i in involved], body)
+            slice_ops = _slice(address_values + [yields[i] for i in involved], body, loads=reads_only)
             if slice_ops is None:
                 return False
             used = {id(v) for op in slice_ops for v in op.operands} | {id(v) for v in address_values}
@@ -188,8 +215,8 @@ class Pipeliner:
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
-            _clone(slice_ops, mapping, dest)
             in_range = _emit(dest, "cmp", [index_value, ub], predicate="lt")
+            _clone(slice_ops, mapping, dest, in_range)
             for (load, _, _), ring in zip(pairs, rings):
                 ptrs = mapping.get(id(load.operands[0]), load.operands[0])
                 layout = ptrs.layout
@@ -241,6 +268,7 @@ class Pipeliner:
         term = body.terminator
         _emit(ops, "yield",
               [replace.get(id(v), v) for v in term.operands] + next_ahead + [next_read, next_write])
+        _drop_unread(ops, {id(op) for op in slice_ops})
         counters = [_constant(out, 0), _constant(out, stages - 1)]
         new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + counters, [], dict(loop.attrs),
                          [new_body], loc)
