@@ -369,7 +369,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     warps_m, warps_n = cv.layout.warps_per_cta
     n //= warps_n  # the columns of one warpgroup's instruction
     registers = isinstance(av.layout, DotOperandLayout)  # A in registers: the RS form
-    a_shared = WgmmaOperand(0, m, k, av.dtype.bits, m_contiguous=not registers and av.layout.m_contiguous)
+    m_major = not registers and av.layout.m_contiguous  # X^T: the instruction transposes it
+    a_shared = WgmmaOperand(0, m, k, av.dtype.bits, m_contiguous=m_major)
     b_shared = WgmmaOperand(1, k, bv.shape[1], bv.dtype.bits, bv.layout.k_contiguous)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
     group = B.lshr(lw.warp, ll.Constant(i32, 2))  # warpgroups are numbered down M first
@@ -384,7 +385,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     b_index = count + (4 if registers else 1)
     if cv.dtype.is_floating():
         # scale-d, A's and B's scales (1), 16-bit types' transposes: A's (SS only), B's
-        transposes = ("" if registers else f", {int(not a_shared.k_major)}") + f", {int(not b_shared.k_major)}"
+        transposes = ("" if registers else f", {int(m_major)}") + f", {int(not b_shared.k_major)}"
         scales = ", 1, 1" + (transposes if bv.dtype.bits == 16 else "")
         instruction = f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.f32.{a_type}.{b_type}"
     else:  # integers have only scale-d, both operands K-major; no .satfinite, as Triton spells it

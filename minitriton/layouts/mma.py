@@ -87,7 +87,8 @@ class MmaLayout(DistributedLayout):
                 for eight in range(width // 8):
                     for c in range(4):  # c0..c3: (r, c), (r, c+1), (r+8, c), (r+8, c+1)
                         row = repeat_m * tile_m + warp_m * 16 + group + 8 * (c >> 1)
-                        col = repeat_n * tile_n + warp_n * width + 8 * eight + thread_in_group * 2 + (c & 1)
+                        col = repeat_n * tile_n + warp_n * width + 8 * eight + 2 * thread_in_group \
+                            + (c & 1)
                         result.append((row % rows, col % cols))
         return result
     # --8<-- [end:mma-elements]

@@ -183,7 +183,9 @@ def wgmma_fits(dot: ir.Op, num_warps: int, registers: bool = False, b_k_major: b
     m, n = acc.shape
     bits = a.dtype.bits
     line_fits = WgmmaOperand.k_fits(a.shape[1] * bits // 8)
-    k_fits = (a.shape[1] % 16 == 0 and (line_fits or not b_k_major)) if registers or a_m_major else line_fits
+    k_fits = line_fits
+    if registers or a_m_major:  # A's lines are not K: only B's may need to fit
+        k_fits = a.shape[1] % 16 == 0 and (line_fits or not b_k_major)
     n_step = 64 if bits == 16 and not b_k_major else 8
     if num_warps % 4 or m % 64:
         return False

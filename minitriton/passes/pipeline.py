@@ -107,6 +107,7 @@ def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[
     return [op for op in body.ops if id(op) in needed]
 
 
+# --8<-- [start:clone]
 def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range=None) -> None:
     """Append copies of `ops` to `out`, reading `mapping[old value]` where given. A load among
     them reads only while `in_range` (the iteration it is for exists): past the loop's end its
@@ -117,13 +118,15 @@ def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_
             ptrs = operands[0]
             ok = _emit(out, "splat", [in_range], layout=ptrs.layout, shape=ptrs.shape) \
                 if ptrs.type.is_tile else in_range
-            mask = _emit(out, "and", [operands[1], ok], layout=ptrs.layout) if len(operands) > 1 else ok
-            operands = [ptrs, mask] + operands[2:]
+            if len(operands) > 1:
+                ok = _emit(out, "and", [operands[1], ok], layout=ptrs.layout)
+            operands = [ptrs, ok] + operands[2:]
         new = ir.Op(op.name, operands, [], dict(op.attrs), [], op.loc)
         new.results = [ir.Value(r.type, new, layout=r.layout) for r in op.results]
         for old, r in zip(op.results, new.results):
             mapping[id(old)] = r
         out.append(new)
+# --8<-- [end:clone]
 
 
 def _drop_unread(ops: list[ir.Op], candidates: set[int]) -> None:
