@@ -107,6 +107,10 @@ def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[
     return [op for op in body.ops if id(op) in needed]
 
 
+def _writes_memory(op: ir.Op) -> bool:
+    return op.name in ("store", "atomic", "atomic_cas") or (op.name == "inline_asm" and not op.attrs.get("pure"))
+
+
 # --8<-- [start:clone]
 def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range=None) -> None:
     """Append copies of `ops` to `out`, reading `mapping[old value]` where given. A load among
@@ -187,7 +191,7 @@ class Pipeliner:
         # The carried values the addresses depend on, closed under their own updates.
         address_values = [v for load, _, _ in pairs for v in load.operands[:2]]
         # an index may be read from memory, if nothing in the loop writes memory
-        reads_only = not any(op.name in ("store", "atomic", "atomic_cas") for op in ir.walk_block(body))
+        reads_only = not any(_writes_memory(op) for op in ir.walk_block(body))
         involved: list[int] = []
         while True:
             slice_ops = _slice(address_values + [yields[i] for i in involved], body, loads=reads_only)
