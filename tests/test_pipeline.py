@@ -210,11 +210,12 @@ def gathered_matmul_kernel(A, W, Rows, Table, Out, M, N, K, TABLE: tl.constexpr,
     tl.store(Out + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def gathered_ir(table=False, store=False, arch="sm_90a"):
+def gathered_ir(table=False, store=False, arch="sm_90a", blocks=(64, 64, 32)):
     args = dict(A=aligned((128, 256), np.float16), W=aligned((512, 128), np.float16), Rows=aligned((256,), np.int32),
                 Table=aligned((8,), np.int32), Out=aligned((128, 128), np.float32), M=128, N=128, K=256)
-    return laid_out(gathered_matmul_kernel, args, dict(TABLE=table, STORE=store, BLOCK_M=64, BLOCK_N=64,
-                                                       BLOCK_K=32), arch=arch)
+    block_m, block_n, block_k = blocks
+    return laid_out(gathered_matmul_kernel, args, dict(TABLE=table, STORE=store, BLOCK_M=block_m, BLOCK_N=block_n,
+                                                       BLOCK_K=block_k), arch=arch)
 
 
 @pytest.mark.parametrize("table", [False, True], ids=["rows", "table"])
@@ -267,3 +268,16 @@ def test_gathered_rows_pipelined_give_the_gathered_product(device, table, m, n, 
     bound = 40 * 2**-24 * (np.abs(a.astype(np.float64)) @ np.abs(w[rows].astype(np.float64)))
     assert np.all(np.abs(device.numpy(out) - want) <= bound)
 
+
+
+@pytest.mark.parametrize("arch, stages, slots", [("sm_90a", 3, 3), ("sm_90a", 5, 3), ("sm_80", 3, 2), ("sm_80", 2, 2)])
+def test_rings_that_would_not_fit_take_fewer_stages(arch, stages, slots):
+    """128 x 128 x 128 fp16 tiles: 64 KB a slot. On sm_90a (227 KB a block) 3 stages of wgmma
+    would need 4 slots, 256 KB: the loop takes 2 stages and 3 slots. On sm_80 (163 KB), 2 slots.
+    Before, the launch failed with OutOfResources where Triton's rings (a slot fewer) fit."""
+    from minitriton.passes.pipeline import SHARED_MEMORY
+    fn = pipeline(gathered_ir(arch=arch, blocks=(128, 128, 128)), stages, arch)
+    rings = sorted(fn.attrs["shared_buffers"].values())
+    assert rings == [slots * 128 * 128 * 2] * 2 and sum(rings) <= SHARED_MEMORY[arch]
+    unlimited = pipeline(gathered_ir(arch=arch, blocks=(128, 128, 128)), stages)  # no arch: as asked
+    assert sorted(unlimited.attrs["shared_buffers"].values())[0] == (stages + (arch == "sm_90a")) * 128 * 128 * 2

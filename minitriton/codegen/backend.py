@@ -70,7 +70,7 @@ class CUDABackend:
             vectors = coalesce(fn, options.num_warps)
             assign_layouts(fn, options.num_warps, vectors, arch)
             warn_of_long_straight_lines(fn, options.num_warps)
-            pipeline(fn, options.num_stages)
+            pipeline(fn, options.num_stages, arch)
             assign_shared(fn)
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)

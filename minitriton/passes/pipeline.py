@@ -28,7 +28,13 @@ from __future__ import annotations
 
 from .. import ir
 from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
-from .geometry import WgmmaOperand, ldmatrix_operand
+from .geometry import WgmmaOperand, ldmatrix_operand, scratch_bytes
+
+# The shared memory a block may ask for on each GPU (the CUDA programming guide's table, "maximum
+# amount of shared memory per thread block", opted in): the rings of a loop must fit in it.
+SHARED_MEMORY = {"sm_75": 64 << 10, "sm_80": 163 << 10, "sm_86": 99 << 10, "sm_87": 163 << 10,
+                 "sm_89": 99 << 10, "sm_90": 227 << 10, "sm_90a": 227 << 10, "sm_100": 227 << 10,
+                 "sm_100a": 227 << 10, "sm_120": 99 << 10, "sm_120a": 99 << 10}
 
 
 def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
@@ -159,8 +165,8 @@ def _constant(out, value: int, dtype=ir.int32) -> ir.Value:
 
 
 class Pipeliner:
-    def __init__(self, fn: ir.Function, num_stages: int):
-        self.fn, self.stages = fn, num_stages
+    def __init__(self, fn: ir.Function, num_stages: int, shared_limit: int | None = None):
+        self.fn, self.stages, self.shared_limit = fn, num_stages, shared_limit
         self.buffers = fn.attrs.setdefault("shared_buffers", {})
 
     def block(self, block: ir.Block) -> None:
@@ -174,6 +180,19 @@ class Pipeliner:
                     continue
             new_ops.append(op)
         block.ops = new_ops
+
+    def fitting_stages(self, stages: int, extra_slot: bool, pairs, body: ir.Block) -> int:
+        """`stages`, or fewer where the rings would not fit in the block's shared memory beside the
+        scratch the rest of the body needs: as many as fit (Triton's rings, a slot smaller for
+        wgmma, fit where these would not; the kernel then runs, not fails)."""
+        if self.shared_limit is None:
+            return stages
+        replaced = {id(user) for _, user, _ in pairs}
+        others = sum(scratch_bytes(op) for op in ir.walk_block(body) if id(op) not in replaced)
+        per_slot = sum(load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs)
+        while stages >= 2 and (stages + extra_slot) * per_slot + others > self.shared_limit:
+            stages -= 1
+        return stages
 
     # --8<-- [start:loop]
     def loop(self, loop: ir.Op, out: list[ir.Op]) -> bool:
@@ -207,6 +226,9 @@ class Pipeliner:
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
         # still be read while the next is being computed, and the ring needs one slot more (below).
         wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) for *_, sh in pairs) else None
+        stages = self.fitting_stages(stages, wgmma is not None, pairs, body)
+        if stages < 2:
+            return False
         slots = stages + (wgmma is not None)
         # Buffers: one ring of `slots` tiles per pipelined operand.
         rings = []
@@ -324,9 +346,10 @@ def _replace_in_regions(op: ir.Op, replace: dict) -> None:
             inner.operands = [replace.get(id(v), v) for v in inner.operands]
 
 
-def pipeline(fn: ir.Function, num_stages: int) -> ir.Function:
-    """Pipeline every loop whose dot operands can be loaded ahead (no change with num_stages < 2)."""
+def pipeline(fn: ir.Function, num_stages: int, arch: str | None = None) -> ir.Function:
+    """Pipeline every loop whose dot operands can be loaded ahead (no change with num_stages < 2),
+    in as many stages as fit in the shared memory of `arch` (any number where it is not given)."""
     if num_stages >= 2:
-        Pipeliner(fn, num_stages).block(fn.body)
+        Pipeliner(fn, num_stages, SHARED_MEMORY.get(arch)).block(fn.body)
     ir.verify(fn)
     return fn
