@@ -352,6 +352,45 @@ def test_an_m_major_a_is_copied_in_as_it_lies_and_transposed_by_wgmma(shape, blo
     assert wgmmas and all(line.rstrip("; }").endswith("p, 1, 1, 1, 1") for line in wgmmas)
 
 
+# ---------------------------------------------------------------------------- the same on mma.sync
+
+# shapes wgmma does not take (under 64 rows, or 2 warps): mma.sync reads a K-major B, or an
+# M-major A, with ldmatrix from lines down the columns, as they were copied in; K a multiple of
+# BLOCK_K (the nt kernel's rule), strides multiples of 16 elements
+SYNC_CASES = [((112, 80, 160), (32, 64, 32), 4), ((48, 96, 80), (16, 32, 16), 4), ((144, 80, 96), (64, 32, 32), 2)]
+
+
+@pytest.mark.parametrize("trans", [False, True], ids=["pointers", "trans"])
+@pytest.mark.parametrize("shape, blocks, num_warps", SYNC_CASES, ids=str)
+def test_mma_sync_reads_a_k_major_b_and_an_m_major_a(device, shape, blocks, num_warps, trans):
+    test_b_k_major_at_any_n(device, shape, blocks, num_warps, False, trans)
+    for b_k_major in (False, True):
+        test_a_loaded_m_fastest(device, shape, blocks, num_warps, True, trans, b_k_major)
+
+
+@pytest.mark.parametrize("trans", [False, True], ids=["pointers", "trans"])
+def test_mma_sync_operands_down_the_columns_are_copied_in_and_read_by_ldmatrix(trans):
+    """sm_80: both operands come in by cp.async in 16-byte runs; a K-major B is read by ldmatrix
+    as it lies (its lines are B's columns: each holds a fragment's pairs along K), an M-major A
+    transposed (`.trans`). Before, both went through shared memory element by element, and
+    were not pipelined."""
+    z = np.zeros
+    (m, n, k), (block_m, block_n, block_k), num_warps = SYNC_CASES[0]
+    nt = nt_matmul_kernel.warmup(z((m, k), np.float16), z((n, k), np.float16), z((m, n), np.float32), m, n, k,
+                                 TRANS=trans, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1),
+                                 target="sm_80", num_warps=num_warps, num_stages=3).asm
+    tn = tn_matmul_kernel.warmup(z((k, m), np.float16), z((k, n), np.float16), z((n, k), np.float16),
+                                 z((m, n), np.float32), m, n, k, TRANS=trans, B_K_MAJOR=False, BLOCK_M=block_m,
+                                 BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), target="sm_80",
+                                 num_warps=num_warps, num_stages=3).asm
+    for asm in (nt, tn):
+        copies = [line for line in asm["layout"].splitlines() if "async_load" in line]
+        assert len(copies) == 2 * 3 and all("run=8" in line for line in copies)
+    assert "ldmatrix.sync.aligned.m8n8.x2.shared.b16" in nt["ptx"] and ".trans" not in nt["ptx"]
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in tn["ptx"]
+    assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in tn["ptx"]  # its B, N-major
+
+
 # ---------------------------------------------------------------------------- A from registers
 
 @triton.jit

@@ -42,13 +42,18 @@ def to_mma_operand(lw: Lowering, op, x) -> list:
         lw.barrier()
         return [base]
     lw.barrier()
-    return read_operand(lw, dst, shared, src.shape[1], base)
+    return read_operand(lw, dst, shared, src.shape, base)
 
 
-def _element_address(lw: Lowering, base, shared, row, col, row_length: int, size: int = 2):
+def _element_address(lw: Lowering, base, shared, row, col, shape, size: int = 2):
+    """The address of element (row, col) of an operand tile of `shape` in its buffer: its lines
+    run along the rows (`order` (1, 0)) or, for a K-major B or an M-major A, down the columns."""
     if isinstance(shared, geometry.WgmmaOperand):
         return lw.shared_ptr(lw.b.add(base, wgmma_byte_offset(lw, shared, row, col)))
-    offset = _swizzled(lw, shared, row, col, row_length)
+    if shared.order[0] == 1:
+        offset = _swizzled(lw, shared, row, col, shape[1])
+    else:
+        offset = _swizzled(lw, shared, col, row, shape[0])
     return lw.shared_ptr(lw.b.add(base, lw.b.mul(offset, ll.Constant(i32, size))))
 
 
@@ -68,7 +73,7 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
     """Each thread stores its runs of elements consecutive in the buffer, up to 16 bytes at once:
     along a row, or down a column of a K-major B (whose lines are B's columns)."""
     B = lw.b
-    along = shared.line_dim if isinstance(shared, geometry.WgmmaOperand) else 1
+    along = shared.line_dim if isinstance(shared, geometry.WgmmaOperand) else shared.order[0]
     run = min(src.layout.contig_per_thread(src.shape), shared.vec, 128 // src.dtype.bits) \
         if src.layout.order[0] == along else 1
     for r, (row, col) in _runs(lw, src, run):
@@ -76,12 +81,15 @@ def _store_operand(lw: Lowering, src: ir.Value, x: list, shared, base) -> None:
         packed = ll.Constant(vector, None)
         for k in range(run):
             packed = B.insert_element(packed, x[r + k], ll.Constant(i32, k))
-        B.store(packed, _element_address(lw, base, shared, row, col, src.shape[1], src.dtype.itemsize),
+        B.store(packed, _element_address(lw, base, shared, row, col, src.shape, src.dtype.itemsize),
                 align=src.dtype.itemsize * run)
 
 
-def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> list:
-    """ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of each fragment."""
+def read_operand(lw: Lowering, dst: ir.Value, shared, shape, base) -> list:
+    """ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of each fragment.
+    A buffer whose lines run along K (A's rows, a K-major B's columns) is read as it lies, and
+    one whose lines run across K (an N-major B, an M-major A) transposed (`.trans`): either way
+    each thread gets its fragment's pairs along K."""
     B = lw.b
     layout = dst.layout
     warp_part = [ll.Constant(i32, 0), ll.Constant(i32, 0)]
@@ -102,18 +110,24 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, row_length: int, base) -> 
     out = [None] * len(reg_offsets)
     for start in range(0, len(reg_offsets), size):
         r0, c0 = reg_offsets[start]
-        row = B.add(B.add(warp_part[0], ll.Constant(i32, r0)),
-                    B.add(within, B.mul(second, ll.Constant(i32, 8))))
-        # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16
+        r0 = B.add(warp_part[0], ll.Constant(i32, r0))
+        c0 = B.add(warp_part[1], ll.Constant(i32, c0))
+        eight = B.mul(second, ll.Constant(i32, 8))
+        along_k = shared.order[0] == 1 - layout.op_idx  # the buffer's lines run along K
+        trans = "" if along_k else ".trans"
+        # A: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), in b16; lane l
+        # names the start of line l % 8 of matrix l // 8: a row of 8 k, or (M-major) a k of 8 rows
         if layout.op_idx == 0:
-            col = B.add(B.add(warp_part[1], ll.Constant(i32, c0)),
-                        B.mul(third, ll.Constant(i32, matrix_k)))
-            text, count = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", 4
-        else:  # B, stored k-major: two transposed matrices (k 0-7, n 0-7), (k 8-15, n 0-7)
-            col = B.add(warp_part[1], ll.Constant(i32, c0))
-            text, count = "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", 2
-        pointer = B.ptrtoint(_element_address(lw, base, shared, row, col, row_length,
-                                              dst.dtype.itemsize), i64)
+            k = B.mul(third, ll.Constant(i32, matrix_k))
+            row, col = (B.add(r0, B.add(within, eight)), B.add(c0, k)) if along_k else \
+                (B.add(r0, eight), B.add(c0, B.add(k, within)))
+            text, count = f"ldmatrix.sync.aligned.m8n8.x4{trans}.shared.b16 {{$0,$1,$2,$3}}, [$4];", 4
+        else:  # B: matrices (k 0-7, n 0-7), (k 8-15, n 0-7): k-rows of 8 n, or (K-major) n-lines of 8 k
+            row, col = (B.add(r0, eight), B.add(c0, within)) if along_k else \
+                (B.add(r0, B.add(within, eight)), c0)
+            text, count = f"ldmatrix.sync.aligned.m8n8.x2{trans}.shared.b16 {{$0,$1}}, [$2];", 2
+        address = _element_address(lw, base, shared, row, col, shape, dst.dtype.itemsize)
+        pointer = B.ptrtoint(address, i64)
         result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]),
                         [pointer])
         for w in range(count):
@@ -146,7 +160,8 @@ def _async_load(lw: Lowering, op, ptrs, mask, stage):
     kind = "cg" if size == 16 else "ca"
     for r, (row, col) in _runs(lw, src, run):
         row, col = (col, row) if transposed else (row, col)
-        address = _element_address(lw, base, shared, row, col, src.shape[0 if transposed else 1], element)
+        shape = src.shape[::-1] if transposed else src.shape  # the operand's
+        address = _element_address(lw, base, shared, row, col, shape, element)
         dst = B.ptrtoint(address, i64)
         copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
         lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
@@ -168,7 +183,7 @@ def _local_read(lw: Lowering, op, stage):
     # read where it is, by wgmma or the FMA dot
     if isinstance(op.result.layout, SharedOperandLayout):
         return [_stage_base(lw, op, stage[0])]
-    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape[1],
+    return read_operand(lw, op.result, op.attrs["shared"], op.result.shape,
                         _stage_base(lw, op, stage[0]))
 # --8<-- [end:ldmatrix]
 

@@ -212,13 +212,17 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
         return None
     bits = src.dtype.bits
     # 16-bit operands, and an 8-bit A (its rows run along K): ldmatrix transposes only 16-bit
-    # elements, so a row-major 8-bit B is read element by element, as Triton reads it
-    if (bits, dst.layout.op_idx) not in ((16, 0), (16, 1), (8, 0)) or src.layout.order[0] != 1 \
-            or dst.layout.k_width != 32 // bits:
+    # elements, so a row-major 8-bit B is read element by element, as Triton reads it. A 16-bit
+    # operand whose threads hold runs down its columns (a K-major B: K^T loaded K fastest; an
+    # M-major A: X^T) is stored in lines down the columns, as it lies, and read the other way.
+    order = (1, 0) if src.layout.order[0] == 1 else (0, 1)
+    if (bits, dst.layout.op_idx) not in ((16, 0), (16, 1), (8, 0)) or dst.layout.k_width != 32 // bits \
+            or (order == (0, 1) and (bits != 16 or src.layout.contig_per_thread(src.shape) < 2)):
         return None
     rows, cols = src.shape
-    shared = mma_operand_swizzle(cols, bits, dst.layout.op_idx, (1, 0))
-    if cols % (shared.vec * shared.max_phase) or rows < 16 or cols < 16:
+    line = cols if order == (1, 0) else rows
+    shared = mma_operand_swizzle(line, bits, dst.layout.op_idx, order)
+    if line % (shared.vec * shared.max_phase) or rows < 16 or cols < 16:
         return None
     return shared
 # --8<-- [end:operands]

@@ -59,8 +59,7 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
             read_by = users.get(id(user.result), [])
             converted = len(read_by) == 1 and read_by[0].name == "convert_layout"
             shared = ldmatrix_operand(read_by[0]) if converted else None
-            if isinstance(shared, WgmmaOperand) and \
-                    _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
+            if shared is not None and _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
                 found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
         elif user.name == "convert_layout":
             shared = ldmatrix_operand(user)
@@ -88,7 +87,7 @@ def _run(ptrs: ir.Value, shared=None, transposed: bool = False) -> int:
     """Elements each thread copies at once: its run along the buffer's lines (the rows; a K-major
     B's columns; for a `transposed` load, the loaded tile's other dimension), up to 16 bytes."""
     layout = ptrs.layout
-    along = shared.line_dim if isinstance(shared, WgmmaOperand) else len(ptrs.shape) - 1
+    along = shared.line_dim if isinstance(shared, WgmmaOperand) else shared.order[0]
     along = 1 - along if transposed else along
     if layout is None or layout.order[0] != along:
         return 1
