@@ -21,8 +21,10 @@ takes each thread's runs as they are, along its lines, not across them; a tf32 o
 tensor cores cut its fp32 bits themselves), or the
 two 32-bit operands of a dot on CUDA cores (which then reads them from their rings at each step of
 k, instead of staging them itself), whose pointers and mask come from the loop's index and carried
-values by side-effect-free arithmetic, with `other` absent or zero (cp.async fills masked elements
-with zeros). Chapter: 10-performance.
+values by side-effect-free arithmetic, or from loads of indices (gathered rows, a block table's
+entries) in a loop that writes no memory, with `other` absent or zero (cp.async fills masked
+elements with zeros). A loop takes as many stages as fit in the target's shared memory.
+Chapter: 10-performance.
 """
 from __future__ import annotations
 
