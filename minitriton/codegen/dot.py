@@ -359,10 +359,10 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows and its share of the
     columns (all of them, or a slice where warpgroups split N: `layout.wgmma_warps`) with
     wgmma.m64nNkK (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared
-    memory through a descriptor (K-major, or N-major: only a 16-bit B may be, by the transpose
-    bit), and A either from there too or, when it was computed in registers (attention's P), from
-    them: the RS form, four 32-bit words per thread per k16 step, each warp's 16 rows laid out as
-    mma.sync's A fragment."""
+    memory through a descriptor (K-major, or N-major: only a 16-bit operand may be, by its
+    transpose bit), and A either from there too (K-major, or M-major: X^T) or, when it was
+    computed in registers (attention's P), from them: the RS form, four 32-bit words per thread
+    per k16 step, each warp's 16 rows laid out as mma.sync's A fragment."""
     B = lw.b
     av, bv, cv = op.operands
     (m, k), n = av.shape, bv.shape[1]
