@@ -4,7 +4,7 @@
   fp16, 256 fp8, 64 or 128 tf32) is stored as 128-byte blocks of K, one descriptor per k-step into
   its block (`geometry.WgmmaOperand`).
 - The RS form: a dot whose A was computed from a wgmma accumulator (`p = f(dot(a, b)).to(fp16)`)
-  takes A from registers (`passes.layout.wgmma_in_registers`), with no trip through shared memory.
+  takes A from registers (`passes.tensor_cores.wgmma_in_registers`), with no trip through shared memory.
 - The attention forward (`examples/attention.py`) at sizes that are not multiples of its blocks:
   its loop keeps the accumulator and the softmax statistics in the accumulator's layout.
 
@@ -134,7 +134,7 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
 # ---------------------------------------------------------------------------- warpgroups side by side
 
 # (operand type, (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps): more warps than BLOCK_M's rows
-# take as warpgroups of 64, so the warpgroups split N (`layout.wgmma_warps`: (4, 2), (4, 4), (8, 2))
+# take as warpgroups of 64, so the warpgroups split N (`tensor_cores.wgmma_warps`: (4, 2), (4, 4), (8, 2))
 SIDE_CASES = [(np.float16, (100, 200, 150), (64, 128, 64), 8),   # N-major B, m64n64 each
               ("bf16", (70, 250, 96), (64, 256, 32), 8),          # m64n128 each
               (np.float16, (130, 260, 64), (64, 256, 64), 16),    # four warpgroups along N

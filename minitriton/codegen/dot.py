@@ -14,7 +14,7 @@ from llvmlite import ir as ll
 from .. import ir
 from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_operand_swizzle
 from ..passes.geometry import WgmmaOperand
-from ..passes.layout import PTX_TYPES, mma_operand_type
+from ..passes.tensor_cores import PTX_TYPES, mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, i16, i32, ll_type
 from .operands import tf32, wgmma_descriptor
@@ -34,7 +34,7 @@ def _dot(lw: Lowering, op, a, b, acc):
 
 
 # --8<-- [start:mma]
-# The mma.sync instruction for each operand type (`passes.layout.mma_operand_type`): its shape and
+# The mma.sync instruction for each operand type (`passes.tensor_cores.mma_operand_type`): its shape and
 # types. 16-bit types and tf32 accumulate in fp32; int8 in int32, saturating on overflow
 # (`.satfinite`, as Triton spells it).
 MMA_INSTRUCTIONS = {"f16": "m16n8k16.row.col.f32.f16.f16.f32",
@@ -357,7 +357,7 @@ def _batched_dot(lw: Lowering, op, a, b, acc):
 # --8<-- [start:wgmma]
 def _wgmma(lw: Lowering, op, a, b, acc):
     """acc += a @ b by warpgroups: each group of 4 warps computes 64 rows and its share of the
-    columns (all of them, or a slice where warpgroups split N: `layout.wgmma_warps`) with
+    columns (all of them, or a slice where warpgroups split N: `tensor_cores.wgmma_warps`) with
     wgmma.m64nNkK (32 bytes of K: k16, k32 for fp8 and int8, k8 for tf32), reading B from shared
     memory through a descriptor (K-major, or N-major: only a 16-bit operand may be, by its
     transpose bit), and A either from there too (K-major, or M-major: X^T) or, when it was
