@@ -171,8 +171,8 @@ def _atomic(lw: Lowering, op, ptrs, values, mask=None):
     owner, registers = lw.owners(value)
     bits = max(dtype.bits, 16)
     letter = _CONSTRAINT[bits] if not dtype.is_floating() or dtype.bits == 16 else {32: "f", 64: "d"}[bits]
-    vectors = lw.capability >= 90 and kind == "add" and dtype.is_floating()  # Hopper's `atom.add.v8`
-    vec = vector_width(op, op.operands[0]) if vectors else 1
+    # coalescing gave a width to float adds only (`coalesce.vector_atomic`); Hopper has `atom.add.v8`
+    vec = vector_width(op, op.operands[0]) if lw.capability >= 90 else 1
     if vec > 1:
         return _share_results(lw, op, _vector_add(lw, op, ptrs, values, mask, owner, registers, vec))
     out = []

@@ -61,7 +61,8 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
             read_by = users.get(id(user.result), [])
             converted = len(read_by) == 1 and read_by[0].name == "convert_layout"
             shared = ldmatrix_operand(read_by[0]) if converted else None
-            if shared is not None and _run(op.operands[0], shared, transposed=True) * op.result.dtype.itemsize >= 4:
+            copied = _run(op.operands[0], shared, True) * op.result.dtype.itemsize if shared is not None else 0
+            if copied >= 4:
                 found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
         elif user.name == "convert_layout":
             shared = ldmatrix_operand(user)
@@ -115,17 +116,18 @@ def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[
 
 
 def _writes_memory(op: ir.Op) -> bool:
-    return op.name in ("store", "atomic", "atomic_cas") or (op.name == "inline_asm" and not op.attrs.get("pure"))
+    writes = ("store", "atomic", "atomic_cas")
+    return op.name in writes or (op.name == "inline_asm" and not op.attrs.get("pure"))
 
 
 # --8<-- [start:clone]
-def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range=None) -> None:
+def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range: ir.Value) -> None:
     """Append copies of `ops` to `out`, reading `mapping[old value]` where given. A load among
     them reads only while `in_range` (the iteration it is for exists): past the loop's end its
     addresses may point anywhere."""
     for op in ops:
         operands = [mapping.get(id(v), v) for v in op.operands]
-        if op.name == "load" and in_range is not None:
+        if op.name == "load":
             ptrs = operands[0]
             ok = _emit(out, "splat", [in_range], layout=ptrs.layout, shape=ptrs.shape) \
                 if ptrs.type.is_tile else in_range
@@ -182,7 +184,7 @@ class Pipeliner:
             new_ops.append(op)
         block.ops = new_ops
 
-    def fitting_stages(self, stages: int, extra_slot: bool, pairs, body: ir.Block) -> int:
+    def fitting_stages(self, stages: int, extra_slot: bool, per_slot: int, pairs, body: ir.Block) -> int:
         """`stages`, or fewer where the rings would not fit in the block's shared memory beside the
         scratch the rest of the body needs: as many as fit (Triton's rings, a slot smaller for
         wgmma, fit where these would not; the kernel then runs, not fails)."""
@@ -190,7 +192,6 @@ class Pipeliner:
             return stages
         replaced = {id(user) for _, user, _ in pairs}
         others = sum(scratch_bytes(op) for op in ir.walk_block(body) if id(op) not in replaced)
-        per_slot = sum(load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs)
         while stages >= 2 and (stages + extra_slot) * per_slot + others > self.shared_limit:
             stages -= 1
         return stages
@@ -227,7 +228,8 @@ class Pipeliner:
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
         # still be read while the next is being computed, and the ring needs one slot more (below).
         wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) for *_, sh in pairs) else None
-        stages = self.fitting_stages(stages, wgmma is not None, pairs, body)
+        stage_bytes = [load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs]
+        stages = self.fitting_stages(stages, wgmma is not None, sum(stage_bytes), pairs, body)
         if stages < 2:
             return False
         slots = stages + (wgmma is not None)
@@ -235,12 +237,11 @@ class Pipeliner:
         rings = []
         transposes = {id(load): op for load, _, _ in pairs for op in body.ops  # B^T's loads (`k.T`)
                       if op.name == "trans" and op.operands[0] is load.result}
-        for load, convert, shared in pairs:
-            stage_bytes = load.result.type.numel * load.result.dtype.itemsize
+        for (load, convert, shared), tile_bytes in zip(pairs, stage_bytes):
             name = f"ring{len(self.buffers)}"
-            self.buffers[name] = stage_bytes * slots
+            self.buffers[name] = tile_bytes * slots
             transposed = {"perm": (1, 0)} if id(load) in transposes else {}
-            rings.append(dict(buffer=name, stage_bytes=stage_bytes, shared=shared,
+            rings.append(dict(buffer=name, stage_bytes=tile_bytes, shared=shared,
                               run=_run(load.operands[0], shared, bool(transposed)), **transposed))
 
         def issue(mapping, index_value, stage_value, dest):
