@@ -261,6 +261,40 @@ def pointer_of(arg, check_device: bool = False) -> int:
 # --8<-- [end:pointer-of]
 
 
+# --8<-- [start:tensormap]
+def encode_tensormap(desc, dtype: str, box: tuple[int, int], swizzle: int) -> bytes:
+    """The 128-byte tensor map of a 2-D `TensorDescriptor` for TMA copies of `box` (inner
+    dimension first; `codegen/tma`) swizzled over `swizzle` bytes, as `cuTensorMapEncodeTiled`
+    makes it. The driver's dimensions run from the fastest, its strides are in bytes, and
+    elements outside the array read as zeros (or NaN for `padding="nan"`). The same descriptor
+    gives the same bytes: they are kept, so a loop of launches encodes once. An empty array has
+    no tensor map (the driver takes no zero size): its bytes are zeros, and no block of it is read."""
+    if 0 in tuple(desc.shape):
+        return bytes(128)
+    return _encoded(pointer_of(desc.base), tuple(desc.shape), tuple(desc.strides), dtype, tuple(box), swizzle,
+                    desc.padding)
+
+
+@functools.lru_cache(maxsize=1024)
+def _encoded(address: int, shape: tuple, strides: tuple, dtype: str, box: tuple, swizzle: int,
+             padding: str) -> bytes:
+    cuda = _cuda()
+    element = FACTS[dtype].dtype
+    kinds = {"fp16": "FLOAT16", "bf16": "BFLOAT16", "fp32": "FLOAT32"}
+    kind = kinds.get(dtype) or {1: "UINT8", 2: "UINT16", 4: "UINT32", 8: "UINT64"}[element.itemsize]
+    fill = "NAN_REQUEST_ZERO_FMA" if padding == "nan" else "NONE"
+    tensormap = check(cuda.cuTensorMapEncodeTiled(
+        getattr(cuda.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{kind}"), len(shape), address,
+        [int(s) for s in reversed(shape)], [int(s) * element.itemsize for s in reversed(strides[:-1])],
+        list(box), [1] * len(shape), cuda.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(cuda.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B"),
+        cuda.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        getattr(cuda.CUtensorMapFloatOOBfill, f"CU_TENSOR_MAP_FLOAT_OOB_FILL_{fill}")),
+        f"cuTensorMapEncodeTiled(shape={list(shape)}, strides={list(strides)}, box={list(box)})")
+    return bytes(memoryview(np.array(tensormap.opaque, dtype=np.uint64)))
+# --8<-- [end:tensormap]
+
+
 def current_stream(args=()) -> int:
     """The stream to launch on: torch's current stream when an argument is a torch tensor (so the
     kernel is ordered with torch's own work), else the default stream 0."""

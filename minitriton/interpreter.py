@@ -344,7 +344,7 @@ def _note(program, op, pointer, mask, dtype: ir.DType) -> None:
                 op.loc.line if op.loc else None)
 
 
-def _load(program, op, pointer, mask=None, other=None):
+def _load(program, op, pointer, mask=None, other=None, *corner):
     _note(program, op, pointer, mask, op.result.dtype)
     loaded = program.memory.load(pointer, mask, op.result.dtype, op.loc, program.origins_of(op))
     return loaded if other is None else np.where(mask, loaded, other)

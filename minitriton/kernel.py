@@ -157,10 +157,14 @@ class KernelMetadata(Mapping):
     spill_stores: int | None = None  # bytes per thread stored to local memory for lack of registers
     spill_loads: int | None = None
     stack_frame: int | None = None  # local memory per thread: spills and the stack
+    # the descriptor parameters passed (after the others) as TMA tensor maps: (name, dtype, box, swizzle)
+    tensormaps: tuple[tuple[str, str, tuple[int, int], int], ...] = ()
 
     def __post_init__(self):
         for name in ("runtime_args", "signature"):  # lists when read back from the disk cache
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "tensormaps", tuple((name, dtype, tuple(box), swizzle)
+                                                     for name, dtype, box, swizzle in self.tensormaps))
         object.__setattr__(self, "extern_libs", tuple(tuple(pair) for pair in self.extern_libs))
 
     @property

@@ -41,6 +41,8 @@ def _slot(kind: str) -> str:
     """A signature entry, normalized: "ptr" for any pointer ("ptr", "*fp32"), else a dtype name."""
     if kind == "ptr" or kind.startswith("*"):
         return "ptr"
+    if kind == "tensormap":  # a TensorDescriptor's TMA tensor map: 128 bytes (`codegen/tma`)
+        return kind
     if kind not in FACTS:
         raise ValueError(f"unknown argument type {kind!r}; expected 'ptr', '*<dtype>' or one of "
                          f"{', '.join(FACTS)}")
@@ -48,6 +50,8 @@ def _slot(kind: str) -> str:
 
 
 def _struct_code(slot: str) -> str:
+    if slot == "tensormap":
+        return "128s"
     return POINTER_FACTS.struct if slot == "ptr" else FACTS[slot].struct
 
 
@@ -108,9 +112,11 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
     `stream_of`, and an empty grid launches nothing (the JIT's fast path, one per launch key).
     `extended`: the launch has attributes, and goes through cuLaunchKernelEx."""
     names = [f"a{i}" for i in range(len(slots))]
+    maps = [i for i, slot in enumerate(slots) if slot == "tensormap"]  # each encoded by its own
     converted = [f"{a} if {a}.__class__ is int else _pointer_of({a})" if slot == "ptr"
-                 else f"_bf16_parameter({a})" if slot == "bf16" else a
-                 for a, slot in zip(names, slots)]
+                 else f"_bf16_parameter({a})" if slot == "bf16"
+                 else f"_tensormaps[{maps.index(i)}]({a})" if slot == "tensormap" else a
+                 for i, (a, slot) in enumerate(zip(names, slots))]
     arguments = ",\n                  ".join(converted)  # one a line, under the first
     if bound:
         head = (f"def launch(stream_of, grid, {''.join(a + ', ' for a in names)}):\n"
@@ -147,20 +153,22 @@ def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
     """The kernel's parameter buffer for `signature`, laid out as a C struct of the same fields
     (each value at the next multiple of its own size, as `.param` space expects): its `struct`
     layout and the offset of each argument."""
-    slots = tuple(_slot(kind) for kind in signature)
-    layout = struct.Struct("@" + "".join(_struct_code(s) for s in slots))
-    offsets = [struct.calcsize("@" + layout.format[1:i + 2]) - struct.calcsize(layout.format[i + 1])
-               for i in range(len(slots))]
+    codes = [_struct_code(_slot(kind)) for kind in signature]
+    layout = struct.Struct("@" + "".join(codes))
+    offsets = [struct.calcsize("@" + "".join(codes[:i + 1])) - struct.calcsize("@" + codes[i])
+               for i in range(len(codes))]
     return layout, offsets
 # --8<-- [end:parameter-layout]
 
 
 # --8<-- [start:make-launcher]
 def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
-                  shared_bytes: int | None = None, attributes: tuple[str, ...] = ()) -> Callable:
+                  shared_bytes: int | None = None, attributes: tuple[str, ...] = (),
+                  tensormaps: list[Callable] = ()) -> Callable:
     """A prepared `launch(grid, block_x, shared_bytes, stream, *values)` for `kernel`; given
     `block_x` and `shared_bytes`, a bound `launch(stream_of, grid, *values)` instead. `attributes`
-    name launch options that are launch attributes (LAUNCH_ATTRIBUTES) to launch with.
+    name launch options that are launch attributes (LAUNCH_ATTRIBUTES) to launch with;
+    `tensormaps` encode the "tensormap" parameters' descriptors, in order.
 
     The argument buffer is laid out once: every value gets a slot at its natural alignment, and the
     array of pointers to the slots (what `cuLaunchKernel` wants as kernelParams) is built once and
@@ -178,6 +186,8 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
 
     def bad_arguments(values) -> LaunchError:
         for i, (slot, value) in enumerate(zip(slots, values)):
+            if slot == "tensormap":
+                continue
             try:
                 struct.pack("@" + _struct_code(slot), _convert(slot, value))
             except LaunchError as error:
@@ -208,6 +218,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
         "_pointer_of": pointer_of, "_bf16_parameter": _bf16_parameter, "_PACK_ERRORS": _PACK_ERRORS,
         "_wrong_count": wrong_count, "_bad_arguments": bad_arguments,
         "_launch_failure": launch_failure, "_block_x": block_x, "_shared_bytes": shared_bytes,
+        "_tensormaps": list(tensormaps),
     }
     if attributes:
         namespace.update(_cuLaunchKernelEx=_cuda().cuLaunchKernelEx, _configure=launch_config(attributes))
@@ -219,7 +230,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x,
                                                        shared_bytes)
     # what the compiled fast path packs; '*' it leaves to `launch`
-    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16") else _struct_code(s)
+    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16", "tensormap") else _struct_code(s)
                            for s in slots)
     return launch
 # --8<-- [end:make-launcher]

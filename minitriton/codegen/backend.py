@@ -75,6 +75,10 @@ class CUDABackend:
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)
             asm["llir"] = llvm.lower(fn, options.num_warps, arch, maxnreg=options.maxnreg)
+        # the descriptors TMA copies read are passed again, after the arguments, as tensor maps
+        maps = fn.attrs.get("tensormaps", {})
+        metadata["tensormaps"] = [[name, m["dtype"], m["box"], m["swizzle"]] for name, m in maps.items()]
+        metadata["runtime_args"] += list(maps)
         libraries = {op.attrs["libpath"] for op in fn.walk() if "libpath" in op.attrs}
         chosen = dict(options.extern_libs)  # Triton's extern_libs: "libdevice" replaces NVIDIA's
         libdevice = chosen.pop("libdevice", None)
@@ -103,12 +107,14 @@ class CUDABackend:
             # a cubin from a ptxas newer than this driver: the driver assembles the PTX itself
             module = driver.load_module(asm["ptx"], name, shared)
         signature = [ir.dtype_named(dtype) for dtype in metadata.signature]
-        kinds = ["ptr" if d.is_ptr() else d.name for d in signature]
+        kinds = ["ptr" if d.is_ptr() else d.name for d in signature] + ["tensormap"] * len(metadata.tensormaps)
+        encoders = [functools.partial(driver.encode_tensormap, dtype=dtype, box=box, swizzle=swizzle)
+                    for _, dtype, box, swizzle in metadata.tensormaps]
         block = 32 * metadata.num_warps
         attributes = tuple(a for a in launcher.LAUNCH_ATTRIBUTES if metadata[a])
-        launch = launcher.make_launcher(module, kinds, attributes=attributes)
+        launch = launcher.make_launcher(module, kinds, attributes=attributes, tensormaps=encoders)
         bound = launcher.make_launcher(module, kinds, block_x=block, shared_bytes=shared,
-                                       attributes=attributes)
+                                       attributes=attributes, tensormaps=encoders)
 
         def check(args):
             for arg, dtype in zip(args, signature):

@@ -21,12 +21,12 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from . import control, dot, elementwise, indexed, inline, memory, movement, operands
+from . import control, dot, elementwise, indexed, inline, memory, movement, operands, tma
 from .lowering import Lowering
 
 # --8<-- [start:rules]
 RULES = {**elementwise.RULES, **memory.RULES, **movement.RULES, **indexed.RULES, **operands.RULES,
-         **dot.RULES,
+         **tma.RULES, **dot.RULES,
          **inline.RULES, **control.RULES}
 # --8<-- [end:rules]
 assert set(RULES) == set(ir.OPS) - set(ir.TERMINATORS), "one lowering rule per op"
@@ -36,6 +36,7 @@ def lower(fn: ir.Function, num_warps: int, arch: str, maxnreg: int | None = None
     """The LLVM module (text) for a kernel whose values all have layouts."""
     lowering = Lowering(fn, num_warps, arch, RULES)
     bound_threads(lowering.module, lowering.kernel, 32 * num_warps)
+    tma.grid_constants(lowering)
     if maxnreg is not None:
         limit_registers(lowering.module, lowering.kernel, maxnreg)
     return lowering.lower()

@@ -24,6 +24,7 @@ f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
 GLOBAL_PTR = ll.PointerType(addrspace=1)
 SHARED_PTR = ll.PointerType(addrspace=3)
 GENERIC_PTR = ll.PointerType()
+TENSORMAP = ll.PointerType(ll.ArrayType(ll.IntType(8), 128))  # a CUtensorMap, passed by value
 
 # --8<-- [start:types]
 # The LLVM type of each dtype's registers is a column of the dtype table (`dtypes.TABLE`): bf16 and
@@ -68,12 +69,19 @@ class Lowering:
         self.thread_parts: dict = {}
         self.strings = 0
         self.rounded_from: dict[int, tuple] = {}  # id of a 16-bit register -> (its f32, its dtype)
-        args = [ll_type(a.dtype) for a in fn.args]
+        # after the arguments, the tensor maps of the descriptors TMA copies read (`codegen/tma`)
+        maps = list(fn.attrs.get("tensormaps", ()))
+        args = [ll_type(a.dtype) for a in fn.args] + [TENSORMAP] * len(maps)
         kernel = ll.Function(self.module, ll.FunctionType(ll.VoidType(), args), fn.name)
         kernel.calling_convention = "ptx_kernel"
         for arg, value in zip(kernel.args, fn.args):
             arg.name = value.name
             self.regs[id(value)] = [arg]
+        self.tensormaps = dict(zip(maps, kernel.args[len(fn.args):]))
+        for name, arg in self.tensormaps.items():
+            arg.name = name
+            arg.attributes.add("byval")  # 128 bytes in the parameter space, where TMA reads them
+            arg.attributes.align = 64
         self.kernel = kernel
         self.b = ll.IRBuilder(kernel.append_basic_block("entry"))
         self.smem = ll.GlobalVariable(self.module, ll.ArrayType(i8, 0), "smem", addrspace=3)

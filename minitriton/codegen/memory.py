@@ -93,7 +93,7 @@ def vector_width(op, value) -> int:
 
 
 # --8<-- [start:load]
-def _load(lw: Lowering, op, ptrs, mask=None, other=None):
+def _load(lw: Lowering, op, ptrs, mask=None, other=None, *corner):
     """Each group of `vector` consecutive registers is one predicated `ld.global` of up to 16
     bytes."""
     dtype = op.result.dtype

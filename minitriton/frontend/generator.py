@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import operator
 from typing import Any
 
@@ -131,10 +132,16 @@ def argument(name: str, spec, args: list[ir.Value], arg_attrs: list[dict], const
     if isinstance(spec, Constant):
         return tl._unwrap(spec.value)
     if isinstance(spec, AggregateSpec):
+        first = len(args)
         members = [argument(f"{name}.{n}", m, args, arg_attrs, const)
                    for n, m in zip(spec.names, spec.members)]
         if spec.kind is TensorDescriptor:
-            return make_tensor_descriptor(*members, *spec.fixed)
+            # a descriptor's strides but the last are multiples of 16 bytes (checked on the host)
+            elements = 16 // spec.members[0].dtype.pointee.itemsize
+            for value, attrs in zip(args[first:], arg_attrs[first:]):
+                if value.name.startswith(f"{name}.strides.") and attrs.get("divisibility", 1) < elements:
+                    attrs["divisibility"] = elements
+            return dataclasses.replace(make_tensor_descriptor(*members, *spec.fixed), argument=name)
         return spec.kind(*members) if hasattr(spec.kind, "_fields") else spec.kind(members)
     read_only = const and spec.dtype.is_ptr()
     dtype = ir.pointer_type(spec.dtype.pointee, const=True) if read_only else spec.dtype

@@ -82,6 +82,10 @@ def _addptr(name, operands, attrs):
 def _load(name, operands, attrs):
     ptr, *rest = operands
     _check(ptr.dtype.is_ptr(), name, "first operand must be a pointer")
+    if "descriptor" in attrs:  # a block of a host descriptor: (ptr, mask, other, offset per dimension)
+        corner, rest = rest[2:], rest[:2]
+        _check(len(rest) == 2 and len(corner) == len(ptr.shape) and all(c.type == scalar(int32) for c in corner),
+               name, "operands are (ptr, mask, other, one int32 offset per dimension)")
     _check(len(rest) <= 2, name, "operands are (ptr, mask?, other?)")
     result = ptr.type.with_dtype(ptr.dtype.pointee)
     if rest:
@@ -374,6 +378,12 @@ BACKEND_OPS: dict[str, Callable] = {
     # (stage) -> the tile, in registers
     "local_read": lambda name, operands, attrs: [attrs["type"]],
     "wgmma_wait": _passthrough,   # (acc) -> acc, once the wgmma groups writing it are done
+    # the tensor memory accelerator (sm_90): one thread copies a block, an mbarrier counts its bytes
+    "mbarrier_init": _no_results,   # arms a ring's mbarriers, one per stage
+    "mbarrier_expect": _no_results,  # (stage, go): the bytes the stage's copies will bring
+    "tma_load": _no_results,        # (stage, go, offsets...): copies a descriptor's block into a stage
+    "mbarrier_wait": _no_results,   # (stage, phase): waits until the stage's copies have landed
+    "mbarrier_inval": _no_results,  # the loop is over: the mbarriers' bytes may be used again
 }
 OPS.update(BACKEND_OPS)
 # --8<-- [end:ops]

@@ -131,19 +131,24 @@ class tensor_descriptor(aggregate):
     strides: tuple  # int64 scalars, in elements
     block_shape: tuple = static()
     padding: str = static(default="zero")
+    # the kernel parameter it came from (a host `TensorDescriptor`), else "": such a descriptor may
+    # also be passed as a TMA tensor map, and its loads say so (`memory.load_tensor_descriptor`)
+    argument: str = static(default="")
 
     @property
     def dtype(self) -> ir.DType:
         return self.base.dtype.pointee
 
-    def tile(self, offsets) -> tuple[Value, Value]:
-        """The pointers of the block at `offsets`, masked to the array in every dimension."""
+    def tile(self, offsets) -> tuple[Value, Value, list[Value]]:
+        """The pointers of the block at `offsets`, masked to the array in every dimension, and the
+        offsets themselves (int32 scalars)."""
         offsets = _scalars(offsets, ir.int32, "offsets", _OFFSETS_HINT)
         if len(offsets) != len(self.block_shape):
             raise SemanticError(f"expected {len(self.block_shape)} offsets, but got {len(offsets)}",
                                 "give one offset for every dimension of the block")
-        return block_tile(self.base, self.shape, self.strides, offsets, self.block_shape,
-                          tuple(range(len(self.block_shape))))
+        ptrs, mask = block_tile(self.base, self.shape, self.strides, offsets, self.block_shape,
+                                tuple(range(len(self.block_shape))))
+        return ptrs, mask, [o.handle for o in offsets]
 
     # --8<-- [start:rows-tile]
     def rows_tile(self, what: str, x_offsets, y_offset) -> tuple[Value, Value]:

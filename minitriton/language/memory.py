@@ -85,9 +85,15 @@ def _check_block_value(value, block_shape: tuple[int, ...], pointee: ir.DType) -
 def load_tensor_descriptor(desc, offsets, cache_modifier="", eviction_policy="") -> tensor:
     """`desc.load(offsets)`: the block of a tensor descriptor whose first element is at `offsets`."""
     desc = _unwrap(desc)
-    ptrs, mask = desc.tile(offsets)
+    ptrs, mask, corner = desc.tile(offsets)
     padding = padding_value(desc.padding)
-    return tensor(load_rule(ptrs, mask, None if padding is None else Weak(padding)))
+    if not desc.argument or desc.dtype.is_bool():
+        return tensor(load_rule(ptrs, mask, None if padding is None else Weak(padding)))
+    # a host descriptor's load names it and keeps the block's offsets: on sm_90 the pipeliner may
+    # copy the block with the tensor memory accelerator instead (`passes/pipeline`)
+    other = converted(0 if padding is None else padding, desc.dtype)
+    return tensor(emit("load", [ptrs, mask, broadcast_to(other, ptrs.shape), *corner],
+                       descriptor=desc.argument))
 
 
 @builtin
@@ -100,7 +106,7 @@ def store_tensor_descriptor(desc, offsets, value) -> None:
         raise SemanticError(f"a tensor descriptor stores blocks of shape {list(desc.block_shape)}, got a value "
                             f"of shape {list(shape)}",
                             "give a value of the descriptor's block shape")
-    ptrs, mask = desc.tile(offsets)
+    ptrs, mask, _ = desc.tile(offsets)
     store_rule(ptrs, value.handle, mask)
 
 
@@ -162,7 +168,7 @@ def _descriptor_atomic(kind: str):
             hint = "16-bit float types require native tma support" if desc.dtype.is_floating() else None
             raise SemanticError(f"Unsupported dtype {desc.dtype} for a descriptor's atomic_{kind} (it takes "
                                 f"{', '.join(DESCRIPTOR_ATOMIC_DTYPES[kind])})", hint)
-        ptrs, mask = desc.tile(offsets)
+        ptrs, mask, _ = desc.tile(offsets)
         atomic_rule(kind, ptrs, value.handle, mask, "relaxed")
     fn.__name__ = f"descriptor_atomic_{kind}"
     return builtin(fn)

@@ -430,6 +430,7 @@ def _hint(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
 
 @rule("load")
 def _load(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
-    """Nothing is known of loaded values, except that one address (and one mask) reads one value."""
-    return _elementwise(op, ins)
+    """Nothing is known of loaded values, except that one address (and one mask) reads one value
+    (a descriptor's block offsets, after them, say nothing of the elements)."""
+    return _elementwise(op, ins[:3])
 

@@ -48,7 +48,7 @@ def _walk(block: ir.Block, pending: set[Access], insert: bool) -> set[Access]:
                 if insert:
                     new_ops.append(ir.Op("barrier", [], [], {}, [], op.loc))
                 pending = set()
-            if op.name == "async_load":  # a ring's first copy: no barrier of its own, and its
+            if op.name in ("async_load", "tma_load"):  # a ring's first copy: no barrier of its own, and its
                 pending = pending | {buffer}  # writes land whenever, so nothing before is ordered
             else:
                 pending = {buffer}  # the op's own barrier orders its writes; its reads stay pending

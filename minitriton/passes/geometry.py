@@ -199,6 +199,35 @@ class WgmmaOperand:
             lbo, sbo, mode = self.k_length * 128, 1024, 1
         return (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62
 
+    def tma_copies(self) -> TmaCopies | None:
+        """How the tensor memory accelerator fills this operand from a row-major block whose rows
+        are the operand's lines (each copy a box of `inner` elements of every line, swizzled as
+        wgmma reads it), or None where no box does. TMA's swizzle XORs a 16-byte chunk's
+        address bits 4-6 with bits 7-9, which is the canonical layouts' swizzle: a K-major
+        operand's block of K is one box (32, 64 or 128 bytes of each line); an N-major B's (M-major
+        A's) atom of 64 lines is one box of 128-byte k-rows."""
+        if self.k_major:
+            if self.row_bytes not in (32, 64, 128) or self.lines > 256:
+                return None
+            return TmaCopies(self.row_bytes * 8 // self.bits, self.lines, self.row_bytes,
+                             self.line_bytes // self.row_bytes, self.block_bytes)
+        if self.lines % 64 or self.k_length > 256:
+            return None
+        return TmaCopies(64, self.k_length, 128, self.lines // 64, self.k_length * 128)
+
+
+@dataclass(frozen=True)
+class TmaCopies:
+    """The TMA copies of one operand tile: `count` boxes of `inner` x `outer` elements (inner
+    fastest), the box j covering inner elements [j inner, (j + 1) inner) and landing `stride` bytes
+    after box j - 1, swizzled over `swizzle` bytes (32, 64 or 128)."""
+
+    inner: int
+    outer: int
+    swizzle: int
+    count: int
+    stride: int
+
 
 def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     """The swizzled shared layout a blocked -> mma-operand conversion goes through with 16-byte

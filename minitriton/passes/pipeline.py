@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
-from .geometry import WgmmaOperand, ldmatrix_operand, scratch_bytes
+from .geometry import TmaCopies, WgmmaOperand, ldmatrix_operand, scratch_bytes
 
 # The shared memory a block may ask for on each GPU (the CUDA programming guide's table, "maximum
 # amount of shared memory per thread block", opted in): the rings of a loop must fit in it.
@@ -39,10 +39,11 @@ SHARED_MEMORY = {"sm_75": 64 << 10, "sm_80": 163 << 10, "sm_86": 99 << 10, "sm_8
                  "sm_100a": 227 << 10, "sm_120": 99 << 10, "sm_120a": 99 << 10}
 
 
-def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
+def _candidates(body: ir.Block, tma=lambda load, shared, transposed: None) -> list[tuple[ir.Op, ir.Op, object]]:
     """(load, user, shared layout) for each load whose tile feeds nothing but a dot operand:
     through a conversion to an mma operand (the user, which the ring replaces), or straight into
-    a dot on CUDA cores (the user), whose two operands are then both read from rings or neither."""
+    a dot on CUDA cores (the user), whose two operands are then both read from rings or neither.
+    A conversion's operand is copied by cp.async (4 bytes at least at once), or by `tma`."""
     users: dict[int, list[ir.Op]] = {}
     for op in ir.walk_block(body):
         for v in op.operands:
@@ -62,12 +63,12 @@ def _candidates(body: ir.Block) -> list[tuple[ir.Op, ir.Op, object]]:
             converted = len(read_by) == 1 and read_by[0].name == "convert_layout"
             shared = ldmatrix_operand(read_by[0]) if converted else None
             copied = _run(op.operands[0], shared, True) * op.result.dtype.itemsize if shared is not None else 0
-            if copied >= 4:
+            if copied >= 4 or tma(op, shared, True):
                 found.append((op, read_by[0], shared))  # a load of B^T (`k.T`): copied in as B
         elif user.name == "convert_layout":
             shared = ldmatrix_operand(user)
             copied = _run(op.operands[0], shared) * op.result.dtype.itemsize if shared is not None else 0
-            if copied >= 4:  # cp.async copies 4 bytes or more
+            if copied >= 4 or tma(op, shared, False):  # cp.async copies 4 bytes or more
                 found.append((op, user, shared))
         elif user.name == "dot" and isinstance(user.result.layout, BlockedLayout):
             shared = _fma_ring(user, user.operands.index(op.result))
@@ -168,9 +169,28 @@ def _constant(out, value: int, dtype=ir.int32) -> ir.Value:
 
 
 class Pipeliner:
-    def __init__(self, fn: ir.Function, num_stages: int, shared_limit: int | None = None):
-        self.fn, self.stages, self.shared_limit = fn, num_stages, shared_limit
+    def __init__(self, fn: ir.Function, num_stages: int, shared_limit: int | None = None, tma: bool = False):
+        self.fn, self.stages, self.shared_limit, self.tma = fn, num_stages, shared_limit, tma
         self.buffers = fn.attrs.setdefault("shared_buffers", {})
+
+    # --8<-- [start:tma-choice]
+    def tma_copies(self, load: ir.Op, shared, transposed: bool) -> TmaCopies | None:
+        """The TMA copies that bring `load`'s block into its ring, or None (then cp.async does):
+        on a GPU with the tensor memory accelerator, for a block of a host descriptor (whose
+        tensor map the launch passes), 2-D, whose rows (the descriptor's contiguous dimension)
+        are the lines of a wgmma operand's layout. A descriptor has one tensor map, so every
+        block copied through it must want the same box and swizzle."""
+        name = load.attrs.get("descriptor")
+        if not (self.tma and name and isinstance(shared, WgmmaOperand) and len(load.result.shape) == 2):
+            return None
+        if shared.line_dim != (0 if transposed else 1):
+            return None
+        copies = shared.tma_copies()
+        known = self.fn.attrs.get("tensormaps", {}).get(name)
+        if copies is None or known not in (None, tensormap(load, copies)):
+            return None
+        return copies
+    # --8<-- [end:tma-choice]
 
     def block(self, block: ir.Block) -> None:
         new_ops = []
@@ -206,11 +226,20 @@ class Pipeliner:
         step_op = step.owner
         if step_op is None or step_op.name != "constant" or step_op.attrs["value"] <= 0:
             return False
-        pairs = _candidates(body)
+        pairs = _candidates(body, self.tma_copies)
         if not pairs:
             return False
-        # The carried values the addresses depend on, closed under their own updates.
-        address_values = [v for load, _, _ in pairs for v in load.operands[:2]]
+        transposes = {id(load): op for load, _, _ in pairs for op in body.ops  # B^T's loads (`k.T`)
+                      if op.name == "trans" and op.operands[0] is load.result}
+        copies = [self.tma_copies(load, shared, id(load) in transposes) for load, _, shared in pairs]
+        maps: dict[str, dict] = {}  # two blocks of one descriptor in the loop share its tensor map
+        for i, ((load, _, _), tma) in enumerate(zip(pairs, copies)):
+            if tma and maps.setdefault(load.attrs["descriptor"], tensormap(load, tma)) != tensormap(load, tma):
+                copies[i] = None
+        # The carried values the addresses (a TMA copy's: the block's offsets) depend on, closed
+        # under their own updates.
+        address_values = [v for (load, _, _), tma in zip(pairs, copies)
+                          for v in (load.operands[3:] if tma else load.operands[:2])]
         # an index may be read from memory, if nothing in the loop writes memory
         reads_only = not any(_writes_memory(op) for op in ir.walk_block(body))
         involved: list[int] = []
@@ -233,22 +262,37 @@ class Pipeliner:
         if stages < 2:
             return False
         slots = stages + (wgmma is not None)
-        # Buffers: one ring of `slots` tiles per pipelined operand.
+        # Buffers: one ring of `slots` tiles per pipelined operand; with TMA copies, an mbarrier
+        # per slot too, which counts the bytes landing in it.
         rings = []
-        transposes = {id(load): op for load, _, _ in pairs for op in body.ops  # B^T's loads (`k.T`)
-                      if op.name == "trans" and op.operands[0] is load.result}
         for (load, convert, shared), tile_bytes in zip(pairs, stage_bytes):
             name = f"ring{len(self.buffers)}"
             self.buffers[name] = tile_bytes * slots
             transposed = {"perm": (1, 0)} if id(load) in transposes else {}
             rings.append(dict(buffer=name, stage_bytes=tile_bytes, shared=shared,
                               run=_run(load.operands[0], shared, bool(transposed)), **transposed))
+        barriers = None
+        if any(copies):
+            barriers = f"mbarriers{len(self.buffers)}"
+            self.fn.attrs.setdefault("mbarriers", {})[barriers] = slots
+            for (load, _, _), tma in zip(pairs, copies):
+                if tma:
+                    self.fn.attrs.setdefault("tensormaps", {})[load.attrs["descriptor"]] = tensormap(load, tma)
+            _emit(out, "mbarrier_init", [], buffer=barriers, count=slots)
+        copied_bytes = sum(b for b, tma in zip(stage_bytes, copies) if tma)
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
             in_range = _emit(dest, "cmp", [index_value, ub], predicate="lt")
             _clone(slice_ops, mapping, dest, in_range)
-            for (load, _, _), ring in zip(pairs, rings):
+            if barriers:  # one thread says how many bytes will land, then copies them
+                _emit(dest, "mbarrier_expect", [stage_value, in_range], buffer=barriers, bytes=copied_bytes)
+            for (load, _, _), ring, tma in zip(pairs, rings, copies):
+                if tma:
+                    corner = [mapping.get(id(v), v) for v in load.operands[3:]]
+                    _emit(dest, "tma_load", [stage_value, in_range, *corner], loc=load.loc, tma=tma,
+                          tensormap=load.attrs["descriptor"], barriers=barriers, **ring)
+                    continue
                 ptrs = mapping.get(id(load.operands[0]), load.operands[0])
                 layout = ptrs.layout
                 ok = _emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
@@ -256,7 +300,8 @@ class Pipeliner:
                     ok = _emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok],
                                layout=layout)
                 _emit(dest, "async_load", [ptrs, ok, stage_value], loc=load.loc, **ring)
-            _emit(dest, "async_commit", [])
+            if not all(copies):
+                _emit(dest, "async_commit", [])
             return [mapping.get(id(yields[i]), yields[i]) for i in involved]
 
         # Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
@@ -265,13 +310,18 @@ class Pipeliner:
             index = _emit(out, "add", [lb, _emit(out, "mul", [step, _constant(out, s, step.dtype)])])
             mapping = {id(iv): index, **{id(carried[i]): v for i, v in zip(involved, ahead)}}
             ahead = issue(mapping, index, _constant(out, s), out)
-        # The new loop carries the addresses S-1 iterations ahead and the two stage numbers.
+        # The new loop carries the addresses S-1 iterations ahead and the two stage numbers (and
+        # the parity of the mbarriers' phase it waits for: it flips each time the reads wrap).
         new_args = [ir.Value(carried[i].type, layout=carried[i].layout) for i in involved]
-        read_stage, write_stage = ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))
-        new_body = ir.Block(list(body.args) + new_args + [read_stage, write_stage])
+        counters = [ir.Value(ir.scalar(ir.int32)) for _ in range(3 if barriers else 2)]
+        read_stage, write_stage = counters[:2]
+        new_body = ir.Block(list(body.args) + new_args + counters)
         ops = new_body.ops
-        _emit(ops, "async_wait", [], pending=stages - 2,
-              fence=any(isinstance(ring["shared"], WgmmaOperand) for ring in rings))
+        if not all(copies):
+            _emit(ops, "async_wait", [], pending=stages - 2,
+                  fence=any(isinstance(ring["shared"], WgmmaOperand) for ring in rings))
+        if barriers:
+            _emit(ops, "mbarrier_wait", [read_stage, counters[2]], buffer=barriers)
         _emit(ops, "barrier", [])
         replace = {}
         for (load, user, _), ring in zip(pairs, rings):
@@ -296,15 +346,21 @@ class Pipeliner:
         one = _constant(ops, 1)
         next_read = _emit(ops, "rem", [_emit(ops, "add", [read_stage, one]), count])
         next_write = _emit(ops, "rem", [_emit(ops, "add", [write_stage, one]), count])
+        next_counters = [next_read, next_write]
+        if barriers:
+            wrapped = _emit(ops, "cmp", [next_read, _constant(ops, 0)], predicate="eq")
+            next_counters.append(_emit(ops, "xor", [counters[2], _emit(ops, "cast", [wrapped], dtype=ir.int32)]))
         term = body.terminator
-        _emit(ops, "yield",
-              [replace.get(id(v), v) for v in term.operands] + next_ahead + [next_read, next_write])
-        _drop_unread(ops, {id(op) for op in slice_ops})
-        counters = [_constant(out, 0), _constant(out, stages - 1)]
-        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + counters, [], dict(loop.attrs),
+        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters)
+        # what computed the addresses (and, for TMA copies, the pointers no copy reads any more)
+        computed = slice_ops + (_slice([v for (load, _, _), tma in zip(pairs, copies) if tma
+                                        for v in load.operands[:2]], body) or [])
+        _drop_unread(ops, {id(op) for op in computed})
+        starts = [_constant(out, v) for v in (0, stages - 1, 0)[:len(counters)]]
+        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts, [], dict(loop.attrs),
                          [new_body], loc)
         new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
-            [ir.Value(ir.scalar(ir.int32)), ir.Value(ir.scalar(ir.int32))]
+            [ir.Value(ir.scalar(ir.int32)) for _ in counters]
         for r in new_loop.results:
             r.owner = new_loop
         out.append(new_loop)
@@ -315,6 +371,8 @@ class Pipeliner:
             _wait_for_accumulator(self.fn, new_loop, carried_index, out, names)
         # the last prefetches (all masked off) land before anything else; the rings end here
         _emit(out, "async_wait", [], pending=0, buffers=names)
+        if barriers:  # every copy issued was waited for: the mbarriers may go
+            _emit(out, "mbarrier_inval", [], buffers=[barriers])
         return True
     # --8<-- [end:loop]
 
@@ -348,10 +406,18 @@ def _replace_in_regions(op: ir.Op, replace: dict) -> None:
             inner.operands = [replace.get(id(v), v) for v in inner.operands]
 
 
+def tensormap(load: ir.Op, copies: TmaCopies) -> dict:
+    """What the launch encodes in the tensor map of `load`'s descriptor (`driver.encode_tensormap`):
+    its element type, the box (inner dimension first), the swizzle, what reads outside the array."""
+    return {"dtype": load.result.dtype.name, "box": [copies.inner, copies.outer], "swizzle": copies.swizzle}
+
+
 def pipeline(fn: ir.Function, num_stages: int, arch: str | None = None) -> ir.Function:
     """Pipeline every loop whose dot operands can be loaded ahead (no change with num_stages < 2),
-    in as many stages as fit in the shared memory of `arch` (any number where it is not given)."""
+    in as many stages as fit in the shared memory of `arch` (any number where it is not given),
+    with TMA copies where `arch` has them (sm_90 on)."""
     if num_stages >= 2:
-        Pipeliner(fn, num_stages, SHARED_MEMORY.get(arch)).block(fn.body)
+        tma = arch is not None and int(arch[3:].rstrip("a")) >= 90
+        Pipeliner(fn, num_stages, SHARED_MEMORY.get(arch), tma).block(fn.body)
     ir.verify(fn)
     return fn

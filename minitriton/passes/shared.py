@@ -69,15 +69,17 @@ def _buffers(fn: ir.Function) -> list[Buffer]:
 def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
     """The pipeline's rings (`fn.attrs["shared_buffers"]`), each live from the first copy into it
     to the wait after its loop (the ops that name it in `buffer` or `buffers`); the loop's body
-    lies in between. They hold swizzle atoms, so they start on a kilobyte."""
+    lies in between. They hold swizzle atoms, so they start on a kilobyte. A loop's mbarriers
+    (`fn.attrs["mbarriers"]`: 8 bytes per stage) live the same way, from their arming to their end."""
     spans: dict[str, tuple[int, int, ir.Op]] = {}
     for position, op in enumerate(ops):
         names = [op.attrs["buffer"]] if "buffer" in op.attrs else op.attrs.get("buffers", [])
         for name in names:
             first, _, first_op = spans.get(name, (position, position, op))
             spans[name] = (first, position, first_op)
-    sizes = fn.attrs.get("shared_buffers", {})
-    return [Buffer(first_op, (sizes[name] + 1023) // 1024 * 1024, first, last, align=1024, ring=name)
+    sizes, barriers = fn.attrs.get("shared_buffers", {}), fn.attrs.get("mbarriers", {})
+    return [Buffer(first_op, 16 * ((8 * barriers[name] + 15) // 16), first, last, ring=name) if name in barriers
+            else Buffer(first_op, (sizes[name] + 1023) // 1024 * 1024, first, last, align=1024, ring=name)
             for name, (first, last, first_op) in spans.items()]
 # --8<-- [end:rings]
 
