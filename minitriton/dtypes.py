@@ -347,7 +347,10 @@ class TensorWrapper:
         """In elements, as torch counts them (numpy's byte strides divided by the item size)."""
         if callable(getattr(self.base, "stride", None)):
             return self.base.stride(*dim)
-        strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        if getattr(self.base, "strides", None) is not None:
+            strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        else:  # a DeviceArray: contiguous
+            strides = tuple(int(np.prod(self.base.shape[d + 1:])) for d in range(len(self.base.shape)))
         return strides[dim[0]] if dim else strides
 
     def element_size(self) -> int:

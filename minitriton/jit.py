@@ -23,7 +23,7 @@ from .errors import (USER_ERRORS, ArgumentKindError, CompilationError, GlobalCha
                      for_the_user, user_facing)
 from .frontend import GONE, GlobalRead, KernelFunction, dependencies
 from .kernel import INTERPRET_VARIABLES, Options, grid3, interpreting, launch_options
-from .specialize import MISSING, constant, launch_key, plain_key, runtime_values, specialize
+from .specialize import MISSING, constant, launch_key, members_of, plain_key, runtime_values, specialize
 
 # --8<-- [start:launch-options]
 # What a launch may say besides the arguments, and the defaults: Triton's launch options (the
@@ -356,8 +356,18 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
     def miss(key: tuple, values: list, grid, args: tuple, kwargs: dict):
         compiled = kernel.run_slow(*args, grid=grid, **kwargs)
         given = [names[i] for i in runtime]
-        if not set(compiled.runtime_args) <= set(given) or exercise_hooks.installed():
-            # members of tuples, and kernels built with a reader's piece: launched the slow way
+        if exercise_hooks.installed():  # kernels built with a reader's piece: launched the slow way
+            return compiled
+        if not set(compiled.runtime_args) <= set(given):
+            # members of tuples and descriptors (and a descriptor again, as a TMA tensor map): each
+            # hit reads them from the arguments (Python's binder only; launcher.c passes it these)
+            read = members_of(tuple(compiled.runtime_args))
+            first = read(dict(zip(names, values)))
+            prepared = compiled.prepared(list(range(len(first))), first)
+            if prepared is not None:
+                go = prepared.launch
+                table[key] = (compiled, lambda grid, *given_values: go(grid, *read(dict(zip(given, given_values)))),
+                              compiled.globals_read)
             return compiled
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])

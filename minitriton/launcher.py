@@ -185,8 +185,14 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
         return LaunchError(f"kernel {described} takes {len(slots)} arguments, got {len(values)}")
 
     def bad_arguments(values) -> LaunchError:
+        encoders = iter(tensormaps)
         for i, (slot, value) in enumerate(zip(slots, values)):
-            if slot == "tensormap":
+            if slot == "tensormap":  # a descriptor the driver could not encode says why
+                try:
+                    next(encoders)(value)
+                except _PACK_ERRORS + (AttributeError,) as error:
+                    return LaunchError(f"argument {i} of kernel {described} should be a TensorDescriptor "
+                                       f"the driver can encode as a TMA tensor map, got {value!r} ({error})")
                 continue
             try:
                 struct.pack("@" + _struct_code(slot), _convert(slot, value))

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -76,14 +77,24 @@ DESCRIPTOR_MEMBERS = ("base", "shape", "strides")  # what a launch passes of a T
 def runtime_values(bound: dict[str, Any], names: list[str]) -> list:
     """What a launch passes for the runtime arguments `names`: a parameter's value, or a member of
     one, by the path that names it (`t.0`, `X.shape.1`, `desc.base`)."""
-    values = []
-    for name in names:
-        param, *path = name.split(".")
-        value = bound[param]
-        for part in path:
-            value = value[int(part)] if part.isdigit() else getattr(value, part)
-        values.append(value)
-    return values
+    return members_of(tuple(names))(bound)
+
+
+@functools.lru_cache(maxsize=None)
+def members_of(names: tuple[str, ...]) -> Callable[[dict], list]:
+    """`runtime_values` for `names`, with the paths split once: a launch reads the members only."""
+    paths = [(param, [int(p) if p.isdigit() else p for p in path])
+             for param, *path in (name.split(".") for name in names)]
+
+    def read(bound: dict) -> list:
+        values = []
+        for param, path in paths:
+            value = bound[param]
+            for part in path:
+                value = value[part] if part.__class__ is int else getattr(value, part)
+            values.append(value)
+        return values
+    return read
 
 
 # --8<-- [end:aggregate-spec]
@@ -280,7 +291,10 @@ def launch_key(value) -> tuple:
         return cls, value
     if isinstance(value, np.generic):
         return launch_key(value.item())[0], value
-    if isinstance(value, (tuple, TensorDescriptor)):  # its members are launched the slow way
+    if isinstance(value, TensorDescriptor):  # its members' keys: the base's, each size's and stride's
+        return (TensorDescriptor, tuple(value.block_shape), value.padding, launch_key(value.base)[0],
+                tuple(launch_key(int(x))[0] for x in (*value.shape, *value.strides))), value
+    if isinstance(value, tuple):
         return specialize("argument", value), value
     address = getattr(value, "data_ptr", None)
     if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key

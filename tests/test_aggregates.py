@@ -5,6 +5,7 @@ masked tiles of pointers is held to the GPU code generator too. Sizes are not mu
 blocks, grids have several programs, and outputs start poisoned.
 """
 import re
+import types
 from typing import NamedTuple
 
 import numpy as np
@@ -728,9 +729,10 @@ def test_host_descriptors_check_what_triton_checks():
 
 # ------------------------------------------------------------------------------------ the launch path
 
-def test_tuple_arguments_launch_the_slow_way_every_time(monkeypatch):
-    """The binder flattens nothing: a kernel with members of tuples among its arguments never
-    gets a prepared launch, and every launch passes the members by their paths."""
+def test_members_of_tuples_are_read_again_at_each_launch(monkeypatch):
+    """A kernel with members of tuples among its runtime arguments gets a prepared launch of all of
+    them; a later launch with the same key reads the members from its own arguments, by their paths
+    (a new value of a float member is passed, not the first launch's)."""
     monkeypatch.setenv("MINITRITON_INTERPRET", "0")
     monkeypatch.setattr(launcher, "launch_kernel_address", lambda: None)  # the binder in Python
     monkeypatch.delattr(tuple_arguments_kernel, "_binder", raising=False)
@@ -738,14 +740,19 @@ def test_tuple_arguments_launch_the_slow_way_every_time(monkeypatch):
 
     def kernel_for(self, bound, *options, **target):
         kernel = CompiledKernel("k", {}, ["first", "ptrs.0", "values.0", "last"])
-        kernel.launcher = lambda grid, args: launched.append(args)
-        kernel.launcher.prepared = lambda positions, args: pytest.fail("a prepared launch for members")
+        kernel.launcher = lambda grid, args: launched.append(("slow", args))
+
+        def prepared(positions, args):
+            assert positions == [0, 1, 2, 3] and args == ["x", "p", 1.5, 7]
+            return types.SimpleNamespace(launch=lambda grid, *values: launched.append(("prepared", list(values))))
+        kernel.launcher.prepared = prepared
         return kernel
 
     monkeypatch.setattr(triton.JITFunction, "kernel_for", kernel_for)
-    for value in (1.5, 2.5):
+    for value in (1.5, 2.5, 3.5):
         tuple_arguments_kernel[(1,)]("x", ("p",), (value,), 10, 7)
-    assert launched == [["x", "p", 1.5, 7], ["x", "p", 2.5, 7]]
+    assert launched == [("slow", ["x", "p", 1.5, 7]), ("prepared", ["x", "p", 2.5, 7]),
+                        ("prepared", ["x", "p", 3.5, 7])]
     tuple_arguments_kernel.__dict__.pop("_binder")  # made with the fast path of this test
 
 
