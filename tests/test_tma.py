@@ -251,3 +251,22 @@ def test_a_descriptor_made_in_the_kernel_is_copied_by_threads():
 def test_a_tensor_map_parameter_takes_128_bytes_in_the_buffer():
     layout, offsets = parameter_layout(["*fp16", "int32", "tensormap", "fp32", "tensormap"])
     assert offsets == [0, 8, 12, 140, 144] and layout.size == 272
+
+
+@pytest.mark.no_ptx
+def test_a_ring_of_tma_copies_has_a_slot_per_stage():
+    """The threads meet after the wgmma of the iteration has been waited for down to one group and
+    before the copies refill a stage: the stage the previous iteration read is free by then, so
+    the ring needs no slot more than its stages (a cp.async ring, whose threads meet at the top of
+    the iteration, does)."""
+    kernel = compiled(num_stages=3)  # 128 x 128 x 64 fp16: A and B are 16 KB a stage
+    text = kernel.asm["layout"]
+    assert "ring0: 49152" in text and "ring1: 49152" in text
+    body = [line.strip() for line in text.split("^body")[1].splitlines()]
+    body = body[:next(i for i, line in enumerate(body) if line.startswith("yield"))]
+    names = [line.split(" {")[0].split(" = ")[-1].split(" ")[0] for line in body]
+    wait, meet, expect = names.index("mbarrier_wait"), names.index("barrier"), names.index("mbarrier_expect")
+    dot = next(i for i, line in enumerate(body) if " dot " in line and "pending=1" in line)
+    assert wait < dot < meet < expect and names.count("barrier") == 1
+    cp_async = compiled(target="sm_80", num_stages=3).asm["layout"]
+    assert "ring0: 49152" in cp_async  # mma.sync on sm_80: no wgmma in flight, no extra slot either

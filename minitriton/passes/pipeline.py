@@ -255,13 +255,18 @@ class Pipeliner:
         involved.sort()
         loc = loop.loc
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
-        # still be read while the next is being computed, and the ring needs one slot more (below).
+        # still be read while the next is being computed. With cp.async copies, whose threads meet
+        # at a barrier at the top of each iteration, the ring needs one slot more (below). With TMA
+        # copies alone, the threads meet just before the one that issues the copies: by then every
+        # warpgroup has waited for the previous iteration's wgmma, and its stage is free.
+        tma_only = all(copies)
         wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) for *_, sh in pairs) else None
+        extra_slot = wgmma is not None and not tma_only
         stage_bytes = [load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs]
-        stages = self.fitting_stages(stages, wgmma is not None, sum(stage_bytes), pairs, body)
+        stages = self.fitting_stages(stages, extra_slot, sum(stage_bytes), pairs, body)
         if stages < 2:
             return False
-        slots = stages + (wgmma is not None)
+        slots = stages + extra_slot
         # Buffers: one ring of `slots` tiles per pipelined operand; with TMA copies, an mbarrier
         # per slot too, which counts the bytes landing in it.
         rings = []
@@ -320,9 +325,10 @@ class Pipeliner:
         if not all(copies):
             _emit(ops, "async_wait", [], pending=stages - 2,
                   fence=any(isinstance(ring["shared"], WgmmaOperand) for ring in rings))
-        if barriers:
+        if barriers:  # each thread waits for the bytes itself: no barrier needed to see them
             _emit(ops, "mbarrier_wait", [read_stage, counters[2]], buffer=barriers)
-        _emit(ops, "barrier", [])
+        if not tma_only:  # every thread's cp.async copies landed: now all threads see them
+            _emit(ops, "barrier", [])
         replace = {}
         for (load, user, _), ring in zip(pairs, rings):
             if user.name == "dot":  # on CUDA cores: the dot reads the ring itself, at each step of k
@@ -339,6 +345,8 @@ class Pipeliner:
                 op.operands = [replace.get(id(v), v) for v in op.operands]
                 _replace_in_regions(op, replace)
                 ops.append(op)
+        if tma_only:  # every warp is done with the stage the copies refill (and with its mbarrier's phase)
+            _emit(ops, "barrier", [])
         index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
         mapping = {id(iv): index, **{id(carried[i]): a for i, a in zip(involved, new_args)}}
         next_ahead = issue(mapping, index, write_stage, ops)
