@@ -285,10 +285,12 @@ def _encoded(address: int, shape: tuple, strides: tuple, dtype: str, box: tuple,
     kind = kinds.get(dtype) or {1: "UINT8", 2: "UINT16", 4: "UINT32", 8: "UINT64"}[element.itemsize]
     fill = "NAN_REQUEST_ZERO_FMA" if padding == "nan" else "NONE"
     u32, u64 = cuda.cuuint32_t, cuda.cuuint64_t  # the driver's integer types, as the binding wants them
+    sizes = [u64(int(s)) for s in reversed(shape)]  # the fastest dimension first
+    byte_strides = [u64(int(s) * element.itemsize) for s in reversed(strides[:-1])]
     tensormap = check(cuda.cuTensorMapEncodeTiled(
         getattr(cuda.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{kind}"), u32(len(shape)), address,
-        [u64(int(s)) for s in reversed(shape)], [u64(int(s) * element.itemsize) for s in reversed(strides[:-1])],
-        [u32(b) for b in box], [u32(1)] * len(shape), cuda.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        sizes, byte_strides, [u32(b) for b in box], [u32(1)] * len(shape),
+        cuda.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         getattr(cuda.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B"),
         cuda.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         getattr(cuda.CUtensorMapFloatOOBfill, f"CU_TENSOR_MAP_FLOAT_OOB_FILL_{fill}")),

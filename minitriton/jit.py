@@ -366,8 +366,8 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
             prepared = compiled.prepared(list(range(len(first))), first)
             if prepared is not None:
                 go = prepared.launch
-                table[key] = (compiled, lambda grid, *given_values: go(grid, *read(dict(zip(given, given_values)))),
-                              compiled.globals_read)
+                launch = lambda grid, *these: go(grid, *read(dict(zip(given, these))))  # noqa: E731
+                table[key] = (compiled, launch, compiled.globals_read)
             return compiled
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])

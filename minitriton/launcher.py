@@ -161,6 +161,9 @@ def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
 # --8<-- [end:parameter-layout]
 
 
+ONLY_LAUNCH_PACKS = ("fp16", "bf16", "tensormap")  # slots the compiled fast path leaves to `launch`
+
+
 # --8<-- [start:make-launcher]
 def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = None,
                   shared_bytes: int | None = None, attributes: tuple[str, ...] = (),
@@ -236,7 +239,7 @@ def make_launcher(kernel: Kernel, signature: list[str], block_x: int | None = No
     launch.failure = lambda code, grid: launch_failure(_cuda().CUresult(code), grid, block_x,
                                                        shared_bytes)
     # what the compiled fast path packs; '*' it leaves to `launch`
-    launch.codes = "".join("P" if s == "ptr" else "*" if s in ("fp16", "bf16", "tensormap") else _struct_code(s)
+    launch.codes = "".join("P" if s == "ptr" else "*" if s in ONLY_LAUNCH_PACKS else _struct_code(s)
                            for s in slots)
     return launch
 # --8<-- [end:make-launcher]

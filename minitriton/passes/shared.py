@@ -78,9 +78,14 @@ def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
             first, _, first_op = spans.get(name, (position, position, op))
             spans[name] = (first, position, first_op)
     sizes, barriers = fn.attrs.get("shared_buffers", {}), fn.attrs.get("mbarriers", {})
-    return [Buffer(first_op, 16 * ((8 * barriers[name] + 15) // 16), first, last, ring=name) if name in barriers
-            else Buffer(first_op, (sizes[name] + 1023) // 1024 * 1024, first, last, align=1024, ring=name)
-            for name, (first, last, first_op) in spans.items()]
+    buffers = []
+    for name, (first, last, first_op) in spans.items():
+        if name in barriers:  # 8 bytes each
+            buffers.append(Buffer(first_op, (8 * barriers[name] + 15) // 16 * 16, first, last, ring=name))
+        else:
+            size = (sizes[name] + 1023) // 1024 * 1024
+            buffers.append(Buffer(first_op, size, first, last, align=1024, ring=name))
+    return buffers
 # --8<-- [end:rings]
 
 
