@@ -368,6 +368,10 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
                 go = prepared.launch
                 launch = lambda grid, *these: go(grid, *read(dict(zip(given, these))))  # noqa: E731
                 table[key] = (compiled, launch, compiled.globals_read)
+                if fast is not None and not prepared.attributes:  # C reads the key and calls `launch`
+                    fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
+                             "*" * len(given), tuple(range(len(given))), prepared.stream_of, launch,
+                             prepared.failure, tuple((r.scope, r.name, r.value) for r in compiled.globals_read))
             return compiled
         prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
                                      [values[position[n]] for n in compiled.runtime_args])

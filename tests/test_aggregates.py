@@ -756,6 +756,34 @@ def test_members_of_tuples_are_read_again_at_each_launch(monkeypatch):
     tuple_arguments_kernel.__dict__.pop("_binder")  # made with the fast path of this test
 
 
+def test_members_of_tuples_take_the_compiled_fast_path_too(monkeypatch):
+    """Where the compiled binder (launcher.c) is built, it keeps the entry as one the Python launch
+    packs: a later launch is read and looked up in C, then handed the arguments as they are."""
+    if launcher.compiled_launcher()[0] is None:
+        pytest.skip("no C compiler here: no compiled fast path")
+    monkeypatch.setenv("MINITRITON_INTERPRET", "0")
+    monkeypatch.setattr(launcher, "launch_kernel_address", lambda: 1)  # never called: Python packs
+    monkeypatch.delattr(tuple_arguments_kernel, "_binder", raising=False)
+    launched, slow = [], []
+
+    def kernel_for(self, bound, *options, **target):
+        slow.append(1)
+        kernel = CompiledKernel("k", {}, ["first", "ptrs.0", "values.0", "last"])
+        kernel.launcher = lambda grid, args: launched.append(("slow", args))
+        kernel.launcher.prepared = lambda positions, args: types.SimpleNamespace(
+            launch=lambda grid, *values: launched.append((tuple(grid), list(values))), function=0, block_x=32,
+            shared_bytes=0, stream_of=lambda: 0, failure=None, attributes=())
+        return kernel
+
+    monkeypatch.setattr(triton.JITFunction, "kernel_for", kernel_for)
+    for value in (1.5, 2.5):
+        tuple_arguments_kernel[(2,)]("x", ("p",), (value,), 10, 7)
+    binder = tuple_arguments_kernel._binder
+    assert type(binder).__name__ == "Binder" and len(slow) == 1
+    assert launched == [("slow", ["x", "p", 1.5, 7]), ((2, 1, 1), ["x", "p", 2.5, 7])]
+    tuple_arguments_kernel.__dict__.pop("_binder")
+
+
 # ------------------------------------------------------------------------------------------ mistakes
 
 @triton.jit
