@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .dtypes import bf16_bits, float_bits, float_from_bits
+from .floats import bf16_bits, float_bits, float_from_bits
 from .errors import InterpreterError, LaunchError, Loc
 
 

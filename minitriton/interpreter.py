@@ -37,7 +37,7 @@ The semantics, which are Triton's:
   integers exactly) and adds the accumulator; with `input_precision` "tf32" each fp32 operand is
   first cut to tf32 (10 mantissa bits, toward zero, as the tensor cores read fp32 bits).
 - fp8 values are held in float32, like bf16's, and stored as their 8-bit codes. A `cast` to an fp8
-  is Triton's conversion (`dtypes.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
+  is Triton's conversion (`floats.fp8_bits`): to nearest (fp8e4b15: ties away) or toward zero,
   clamped to the format's largest number, NaN to its NaN; the frontend computes every other op on
   fp8 values in fp32.
 - Memory is `Memory`: the caller's arrays in one flat address space. An active lane outside the
@@ -70,7 +70,7 @@ import numpy as np
 from . import ir
 from .accesses import note_access, record_accesses  # noqa: F401 (record_accesses: the interpreter's face)
 from .address_space import Memory, as_dtype, bits_of, from_bits, pointer_origins
-from .dtypes import fp8_bits, float_from_bits, round_to_tf32
+from .floats import float_from_bits, fp8_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
 from .libdevice.twins import TWINS
 

@@ -28,12 +28,13 @@ from typing import Any, Callable
 
 from .cache import cache_dir, make_folder, remove
 from .driver import DEFAULT_SHARED_LIMIT, CudaError, Kernel, _cuda, pointer_of, stream_getter
-from .dtypes import FACTS, POINTER_FACTS, bf16_bits
+from .dtypes import FACTS, POINTER_FACTS
+from .floats import bf16_bits
 from .errors import LaunchError
 
 
 def _bf16_parameter(value) -> int:
-    """A bf16 parameter's 16 bits: `value` rounded as every stage rounds it (`dtypes.bf16_bits`)."""
+    """A bf16 parameter's 16 bits: `value` rounded as every stage rounds it (`floats.bf16_bits`)."""
     return int(bf16_bits(value))
 
 

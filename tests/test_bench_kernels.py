@@ -14,7 +14,8 @@ import pytest
 import minitriton
 import minitriton.language as tl
 from minitriton import bench, testing
-from minitriton.dtypes import array_address, bf16_bits, bf16_from_bits, reinterpret
+from minitriton.dtypes import array_address, reinterpret
+from minitriton.floats import bf16_bits, bf16_from_bits
 from minitriton.examples.attention import attention_reference
 from minitriton.examples.layer_norm import layer_norm_reference
 from minitriton.examples.rms_norm import rms_norm_reference

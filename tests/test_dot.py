@@ -13,9 +13,7 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton import CompilationError
-from minitriton.dtypes import fp8_values
-
-
+from minitriton.floats import fp8_values
 @pytest.fixture(autouse=True)
 def interpret(monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")
@@ -166,7 +164,7 @@ def test_an_infinite_operand_gives_infinity_in_three_products():
 
 @pytest.mark.parametrize("dtype", [np.float16, "bf16"])
 def test_16_bit_floats_multiply_exactly(dtype):
-    from minitriton.dtypes import bf16_bits, bf16_from_bits
+    from minitriton.floats import bf16_bits, bf16_from_bits
     a, b, acc = operands(5, dtype=np.float32)
     if dtype == "bf16":
         a, b = bf16_from_bits(bf16_bits(a)), bf16_from_bits(bf16_bits(b))

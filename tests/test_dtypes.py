@@ -1,8 +1,8 @@
-"""The dtype table is consistent, and every stage rounds a bf16 the same way (dtypes.bf16_bits).
+"""The dtype table is consistent, and every stage rounds a bf16 the same way (floats.bf16_bits).
 
 A bf16 value reaches a kernel three ways: as a constant in the kernel (codegen writes its bits
 into the LLVM IR; the interpreter computes with it), and as a scalar argument (the driver packs its
-bits). All of them call `dtypes.bf16_bits`; these tests hold each stage to it on many values, ties
+bits). All of them call `floats.bf16_bits`; these tests hold each stage to it on many values, ties
 and values that a double rounding (through float32) would get wrong included.
 """
 import struct
@@ -13,8 +13,8 @@ import pytest
 import minitriton.language as tl
 from minitriton import ir, launcher
 from minitriton.codegen.lowering import LLVM_TYPES, const
-from minitriton.dtypes import (FACTS, POINTER_FACTS, TABLE, bf16_bits, dtype_of_signature, dtype_of_typestr,
-                               round_to_bf16)
+from minitriton.dtypes import FACTS, POINTER_FACTS, TABLE, dtype_of_signature, dtype_of_typestr
+from minitriton.floats import bf16_bits, round_to_bf16
 from minitriton.interpreter import Memory, interpret
 
 

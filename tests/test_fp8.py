@@ -12,9 +12,8 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton import CompilationError
-from minitriton.dtypes import FORMATS, bf16_bits, bf16_from_bits, float_bits, fp8_bits, fp8_values
-
-
+from minitriton.dtypes import FORMATS
+from minitriton.floats import bf16_bits, bf16_from_bits, float_bits, fp8_bits, fp8_values
 @pytest.fixture(autouse=True)
 def interpret(monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitriton"
 
 # Bottom to top. A name may end in `.*` (every module of that package).
 LAYERS = [
-    ("leaves", ["errors", "version", "dtypes", "layouts.*", "libdevice.*", "tools.*", "allocation",
+    ("leaves", ["errors", "version", "dtypes", "floats", "layouts.*", "libdevice.*", "tools.*", "allocation",
                 "exercise_hooks"]),
     ("tile IR", ["ir.*"]),
     ("the language's builtins, specialization, plain data", [

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from minitriton import ir
 from minitriton.errors import InterpreterError, Loc
-from minitriton.dtypes import round_to_bf16
+from minitriton.floats import round_to_bf16
 from minitriton.interpreter import RULES, Memory, interpret
 
 i32, f32 = ir.int32, ir.float32

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.dtypes import round_to_bf16
+from minitriton.floats import round_to_bf16
 from minitriton.ir import dtype_from_numpy
 
 

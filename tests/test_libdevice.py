@@ -474,7 +474,7 @@ def test_16_bit_floats_use_the_f32_version(interpret, dtype):
     x = np.linspace(-4, 4, 64).astype(np.float32 if dtype == "bf16" else dtype)
     y = np.empty(64, np.float32)
     sine_of_16_bit[(1,)](x, y, BF16=dtype == "bf16", BLOCK=64)
-    from minitriton.dtypes import round_to_bf16
+    from minitriton.floats import round_to_bf16
     wide = x.astype(np.float32)
     if dtype == "bf16":
         wide = round_to_bf16(wide)

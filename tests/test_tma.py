@@ -19,7 +19,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.dtypes import fp8_values
+from minitriton.floats import fp8_values
 from minitriton.launcher import parameter_layout
 from minitriton.tools.tensor_descriptor import TensorDescriptor
 

@@ -2,7 +2,7 @@
 
 An fp8 value travels as its 8-bit code (an `i8` register). No thread computes on it: the frontend
 converts fp8 operands to fp32 first (`semantic.through_fp32`), and only wgmma multiplies e4m3 and
-e5m2 as they are, from shared memory (`dot.py`), so the only fp8 code here is the conversions, with the interpreter's semantics (`dtypes.fp8_bits`): to fp16 exactly; from fp32 to
+e5m2 as they are, from shared memory (`dot.py`), so the only fp8 code here is the conversions, with the interpreter's semantics (`floats.fp8_bits`): to fp16 exactly; from fp32 to
 nearest, ties to even, saturating (`cvt.rn.satfinite`, sm_89 and later, or bit arithmetic on
 sm_80), or toward zero for fp8e5; fp8e4b15 by Triton's software conversion through fp16 (ties away
 from zero, clamped to 1.75). Which fp8s an arch has at all is the dtype table's `cuda` column,

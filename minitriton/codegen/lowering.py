@@ -17,8 +17,7 @@ from typing import Callable
 from llvmlite import ir as ll
 
 from .. import ir
-from ..dtypes import float_bits
-
+from ..floats import float_bits
 i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
 GLOBAL_PTR = ll.PointerType(addrspace=1)

@@ -190,7 +190,7 @@ def _local_read(lw: Lowering, op, stage):
 
 # --8<-- [start:tf32]
 def tf32(lw: Lowering, x):
-    """An fp32 register cut to tf32 as the tensor cores cut their operands (`dtypes.round_to_tf32`:
+    """An fp32 register cut to tf32 as the tensor cores cut their operands (`floats.round_to_tf32`:
     the 13 low bits cleared). Only the FMA dot needs it: mma.sync and wgmma are given the fp32
     bits as they are, in registers or copied into shared memory, and cut them themselves."""
     bits = lw.b.and_(lw.b.bitcast(x, i32), ll.Constant(i32, 0xFFFFE000))

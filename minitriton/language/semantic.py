@@ -11,7 +11,7 @@ import builtins
 import contextlib
 
 from .. import ir
-from ..dtypes import nearest
+from ..floats import nearest
 from ..exercise_hooks import replaceable
 from ..ir import DType, Value
 
