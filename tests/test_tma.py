@@ -270,3 +270,45 @@ def test_a_ring_of_tma_copies_has_a_slot_per_stage():
     assert wait < dot < meet < expect and names.count("barrier") == 1
     cp_async = compiled(target="sm_80", num_stages=3).asm["layout"]
     assert "ring0: 49152" in cp_async  # mma.sync on sm_80: no wgmma in flight, no extra slot either
+
+
+@triton.jit
+def mixed_matmul_kernel(a_desc, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        BLOCK_K: tl.constexpr):
+    """A through a descriptor (TMA on sm_90a), B through pointers (cp.async): one loop, two rings."""
+    m0, n0 = tl.program_id(0) * BLOCK_M, tl.program_id(1) * BLOCK_N
+    rn, rk = n0 + tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for k in range(0, K, BLOCK_K):
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                    other=0.0)
+        acc = tl.dot(a_desc.load([m0, k]), b, acc)
+    rm = m0 + tl.arange(0, BLOCK_M)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_a_tma_ring_beside_a_cp_async_ring(device):
+    m, n, k = 136, 200, 200
+    rng = np.random.default_rng(3)
+    a, b = aligned((m, k), np.float16), aligned((k, n), np.float16)
+    a[...], b[...] = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    grid = (triton.cdiv(m, 64), triton.cdiv(n, 128))
+    mixed_matmul_kernel[grid](TensorDescriptor.from_tensor(device.array(a), [64, 64]), device.array(b), c,
+                              m, n, k, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    size = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert np.all(np.abs(device.numpy(c) - exact) <= 2**-20 * 8 * size)
+
+
+@pytest.mark.no_ptx
+def test_a_loop_with_both_rings_waits_for_both_and_keeps_the_extra_slot():
+    a, b = aligned((256, 256), np.float16), aligned((256, 256), np.float16)
+    kernel = mixed_matmul_kernel.warmup(TensorDescriptor.from_tensor(a, [64, 64]), b, aligned((256, 256), np.float32),
+                                        256, 256, 256, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, grid=(1,),
+                                        target="sm_90a", num_stages=3)
+    ptx, text = kernel.asm["ptx"], kernel.asm["layout"]
+    assert copies(ptx) == 3 and "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1" in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    # 4 slots each (3 stages and the one the running wgmma needs): A 8 KB a slot, B 16 KB
+    assert "ring0: 65536, ring1: 32768" in text or "ring0: 32768, ring1: 65536" in text
