@@ -24,6 +24,11 @@ k, instead of staging them itself), whose pointers and mask come from the loop's
 values by side-effect-free arithmetic, or from loads of indices (gathered rows, a block table's
 entries) in a loop that writes no memory, with `other` absent or zero (cp.async fills masked
 elements with zeros). A loop takes as many stages as fit in the target's shared memory.
+
+On sm_90, a block of a host descriptor bound for a wgmma operand is copied by the tensor memory
+accelerator instead (`tma_copies`, `codegen/tma.py`): one thread issues a `tma_load` of the
+block's offsets, an mbarrier per stage counts its bytes (`mbarrier_expect`), and each thread
+waits for the stage's phase (`mbarrier_wait`) where cp.async's threads wait for their groups.
 Chapter: 10-performance.
 """
 from __future__ import annotations
