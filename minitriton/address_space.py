@@ -12,8 +12,8 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ir
-from .floats import bf16_bits, float_bits, float_from_bits
 from .errors import InterpreterError, LaunchError, Loc
+from .floats import bf16_bits, float_bits, float_from_bits
 
 
 def as_dtype(dtype: ir.DType, x) -> Any:

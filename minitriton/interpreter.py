@@ -70,8 +70,8 @@ import numpy as np
 from . import ir
 from .accesses import note_access, record_accesses  # noqa: F401 (record_accesses: the interpreter's face)
 from .address_space import Memory, as_dtype, bits_of, from_bits, pointer_origins
-from .floats import float_from_bits, fp8_bits, round_to_tf32
 from .errors import InterpreterError, LaunchError
+from .floats import float_from_bits, fp8_bits, round_to_tf32
 from .libdevice.twins import TWINS
 
 

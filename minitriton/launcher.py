@@ -29,8 +29,8 @@ from typing import Any, Callable
 from .cache import cache_dir, make_folder, remove
 from .driver import DEFAULT_SHARED_LIMIT, CudaError, Kernel, _cuda, pointer_of, stream_getter
 from .dtypes import FACTS, POINTER_FACTS
-from .floats import bf16_bits
 from .errors import LaunchError
+from .floats import bf16_bits
 
 
 def _bf16_parameter(value) -> int:

@@ -15,10 +15,10 @@ import minitriton
 import minitriton.language as tl
 from minitriton import bench, testing
 from minitriton.dtypes import array_address, reinterpret
-from minitriton.floats import bf16_bits, bf16_from_bits
 from minitriton.examples.attention import attention_reference
 from minitriton.examples.layer_norm import layer_norm_reference
 from minitriton.examples.rms_norm import rms_norm_reference
+from minitriton.floats import bf16_bits, bf16_from_bits
 
 HOPPER_SHARED_BYTES = 232448  # the most an sm_90 program may ask for (227 KB)
 

@@ -16,8 +16,8 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton import ir
 from minitriton.codegen import movement
-from minitriton.floats import bf16_bits, round_to_bf16
 from minitriton.errors import CompilationError, InterpreterError
+from minitriton.floats import bf16_bits, round_to_bf16
 from minitriton.layouts import BlockedLayout, default_blocked, merged_pairs, with_pairs, without_pairs
 from minitriton.passes.geometry import register_map, relinearize
 

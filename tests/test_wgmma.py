@@ -22,8 +22,8 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.codegen.toolkit import ptxas_path
-from minitriton.floats import fp8_values
 from minitriton.examples.attention import attention_fwd_kernel, attention_reference
+from minitriton.floats import fp8_values
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,8 @@ import builtins
 import contextlib
 
 from .. import ir
-from ..floats import nearest
 from ..exercise_hooks import replaceable
+from ..floats import nearest
 from ..ir import DType, Value
 
 _builder: ir.Builder | None = None
