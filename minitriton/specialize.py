@@ -252,10 +252,15 @@ def specialize(name: str, value, specialized: bool = True) -> tuple:
 
 def _member(name: str, value, specialized: bool) -> tuple:
     """A tuple member's specialization: ("constexpr", value) for one known at compile time."""
-    if (value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr"
-            or callable(value)):
+    if _known_member(value):
         return ("constexpr", value)
     return specialize(name, value, specialized)
+
+
+def _known_member(value) -> bool:
+    """Whether a tuple member is known at compile time (its value is part of the specialization)."""
+    return (value is None or isinstance(value, (str, DType)) or type(value).__name__ == "constexpr"
+            or callable(value))
 
 
 def arg_spec(key: tuple):
@@ -294,8 +299,9 @@ def launch_key(value) -> tuple:
     if isinstance(value, TensorDescriptor):  # its members' keys: the base's, each size's and stride's
         return (TensorDescriptor, tuple(value.block_shape), value.padding, launch_key(value.base)[0],
                 tuple(launch_key(int(x))[0] for x in (*value.shape, *value.strides))), value
-    if isinstance(value, tuple):
-        return specialize("argument", value), value
+    if isinstance(value, tuple):  # its members' keys (an array's device too), and its class
+        return ("tuple", value.__class__, tuple(("constexpr", m) if _known_member(m) else launch_key(m)[0]
+                                                for m in value)), value
     address = getattr(value, "data_ptr", None)
     if address is not None:  # a torch tensor or a DeviceArray; the device is checked on a new key
         pointer = address()

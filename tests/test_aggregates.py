@@ -756,6 +756,21 @@ def test_members_of_tuples_are_read_again_at_each_launch(monkeypatch):
     tuple_arguments_kernel.__dict__.pop("_binder")  # made with the fast path of this test
 
 
+def test_a_tuples_launch_key_is_its_members_keys():
+    """As fine as the specialization (a float member's value is not in it; an int's facts are), and
+    finer: an array member's device is in it, so a launch on another device is checked again."""
+    from minitriton.specialize import launch_key
+
+    class Pair(NamedTuple):
+        a: int
+        b: float
+
+    key = lambda value: launch_key(value)[0]  # noqa: E731
+    assert key((16, 1.5)) == key((32, 2.5)) and key((16, 1.5)) != key((17, 1.5))
+    assert key(Pair(16, 1.5)) != key((16, 1.5)) and key((None, "x")) != key((None, "y"))
+    assert key(((1, 2), 3.0)) == key(((1, 3), 4.0)) != key(((1, 16), 4.0))
+
+
 def test_members_of_tuples_take_the_compiled_fast_path_too(monkeypatch):
     """Where the compiled binder (launcher.c) is built, it keeps the entry as one the Python launch
     packs: a later launch is read and looked up in C, then handed the arguments as they are."""
