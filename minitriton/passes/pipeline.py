@@ -241,6 +241,10 @@ class Pipeliner:
         for i, ((load, _, _), tma) in enumerate(zip(pairs, copies)):
             if tma and maps.setdefault(load.attrs["descriptor"], tensormap(load, tma)) != tensormap(load, tma):
                 copies[i] = None
+        for (load, user, shared), tma in zip(pairs, copies):  # a TMA candidate refused after all:
+            if not tma and user.name != "dot" and \
+                    _run(load.operands[0], shared, id(load) in transposes) * load.result.dtype.itemsize < 4:
+                return False  # cp.async cannot copy its runs either
         # The carried values the addresses (a TMA copy's: the block's offsets) depend on, closed
         # under their own updates.
         address_values = [v for (load, _, _), tma in zip(pairs, copies)
