@@ -118,6 +118,7 @@ CASES = [
 FP8_CASES = [(E4M3, (100, 80, 272), (64, 64, 128), False, True, 4, 3)]  # fp8 wgmma: K-major B
 
 
+@pytest.mark.targets("sm_90a")  # where the copies are TMA's (sm_80's cp.async rings are tested elsewhere)
 @pytest.mark.parametrize("kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages", CASES, ids=str)
 def test_a_matmul_through_descriptors(device, kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages):
     got, exact, size = run_matmul(device, kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages)
@@ -125,7 +126,7 @@ def test_a_matmul_through_descriptors(device, kind, shape, blocks, a_major_m, b_
     assert np.all(np.abs(got - exact) <= bound), np.nanmax(np.abs(got - exact) - bound)
 
 
-@pytest.mark.targets("sm_90", "sm_90a")
+@pytest.mark.targets("sm_90a")
 @pytest.mark.parametrize("kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages", FP8_CASES, ids=str)
 def test_an_fp8_matmul_through_descriptors(device, kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages):
     got, exact, _ = run_matmul(device, kind, shape, blocks, a_major_m, b_major_k, num_warps, num_stages)
@@ -146,6 +147,7 @@ def two_loops_kernel(a_desc, b_desc, c_ptr, N, K, BLOCK: tl.constexpr):
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < N) & (rn[None, :] < N))
 
 
+@pytest.mark.targets("sm_90a")
 def test_two_pipelined_loops_in_one_kernel(device):
     n, k = 136, 200
     rng = np.random.default_rng(5)
@@ -287,6 +289,7 @@ def mixed_matmul_kernel(a_desc, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BL
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@pytest.mark.targets("sm_90a")
 def test_a_tma_ring_beside_a_cp_async_ring(device):
     m, n, k = 136, 200, 200
     rng = np.random.default_rng(3)
