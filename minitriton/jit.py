@@ -358,29 +358,28 @@ def make_binder(kernel: JITFunction, fast=None) -> Callable:
         given = [names[i] for i in runtime]
         if exercise_hooks.installed():  # kernels built with a reader's piece: launched the slow way
             return compiled
-        if not set(compiled.runtime_args) <= set(given):
+        if set(compiled.runtime_args) <= set(given):
+            prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
+                                         [values[position[n]] for n in compiled.runtime_args])
+            if prepared is None:  # the interpreter has none
+                return compiled
+            launch, codes, positions = prepared.launch, prepared.codes, prepared.positions
+        else:
             # members of tuples and descriptors (and a descriptor again, as a TMA tensor map): each
-            # hit reads them from the arguments (Python's binder only; launcher.c passes it these)
+            # launch reads them from its arguments, which C hands over for Python to pack ('*')
             read = members_of(tuple(compiled.runtime_args))
             first = read(dict(zip(names, values)))
             prepared = compiled.prepared(list(range(len(first))), first)
-            if prepared is not None:
-                go = prepared.launch
-                launch = lambda grid, *these: go(grid, *read(dict(zip(given, these))))  # noqa: E731
-                table[key] = (compiled, launch, compiled.globals_read)
-                if fast is not None and not prepared.attributes:  # C reads the key and calls `launch`
-                    fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
-                             "*" * len(given), tuple(range(len(given))), prepared.stream_of, launch,
-                             prepared.failure, tuple((r.scope, r.name, r.value) for r in compiled.globals_read))
-            return compiled
-        prepared = compiled.prepared([given.index(n) for n in compiled.runtime_args],
-                                     [values[position[n]] for n in compiled.runtime_args])
-        if prepared is not None:  # the interpreter has none
-            table[key] = (compiled, prepared.launch, compiled.globals_read)
-            if fast is not None and not prepared.attributes:  # launch.c calls cuLaunchKernel only
-                fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes,
-                         prepared.codes, prepared.positions, prepared.stream_of, prepared.launch,
-                         prepared.failure, tuple((r.scope, r.name, r.value) for r in compiled.globals_read))
+            if prepared is None:
+                return compiled
+            go = prepared.launch
+            launch = lambda grid, *these: go(grid, *read(dict(zip(given, these))))  # noqa: E731
+            codes, positions = "*" * len(given), tuple(range(len(given)))
+        table[key] = (compiled, launch, compiled.globals_read)
+        if fast is not None and not prepared.attributes:  # launch.c calls cuLaunchKernel only
+            guards = tuple((r.scope, r.name, r.value) for r in compiled.globals_read)
+            fast.add(key, compiled, prepared.function, prepared.block_x, prepared.shared_bytes, codes,
+                     positions, prepared.stream_of, launch, prepared.failure, guards)
         return compiled
 
     binder.__name__ = binder.__qualname__ = kernel.__name__
