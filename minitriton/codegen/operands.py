@@ -141,9 +141,15 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, shape, base) -> list:
 
 # -- the pipelined form: cp.async into a ring of stages, ldmatrix out of it ---------------------------
 
+def stage_offset(lw: Lowering, buffer: str, stage, stage_bytes: int, extra: int = 0):
+    """The shared-memory offset (i32 bytes) of stage `stage` of the ring (or mbarriers) `buffer`,
+    plus `extra` bytes."""
+    offset = lw.fn.attrs["buffer_offsets"][buffer] + extra
+    return lw.b.add(ll.Constant(i32, offset), lw.b.mul(stage, ll.Constant(i32, stage_bytes)))
+
+
 def _stage_base(lw: Lowering, op, stage):
-    offset = lw.fn.attrs["buffer_offsets"][op.attrs["buffer"]]
-    return lw.b.add(ll.Constant(i32, offset), lw.b.mul(stage, ll.Constant(i32, op.attrs["stage_bytes"])))
+    return stage_offset(lw, op.attrs["buffer"], stage, op.attrs["stage_bytes"])
 
 
 def _async_load(lw: Lowering, op, ptrs, mask, stage):

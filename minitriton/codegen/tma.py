@@ -22,6 +22,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .lowering import Lowering, i32, i64
+from .operands import stage_offset
 
 
 def grid_constants(lw: Lowering) -> None:
@@ -36,10 +37,7 @@ def grid_constants(lw: Lowering) -> None:
 
 def _address(lw: Lowering, name: str, stage, stage_bytes: int, extra: int = 0):
     """The shared address (64-bit) of stage `stage` of buffer `name`, plus `extra` bytes."""
-    B = lw.b
-    offset = B.add(ll.Constant(i32, lw.fn.attrs["buffer_offsets"][name] + extra),
-                   B.mul(stage, ll.Constant(i32, stage_bytes)))
-    return B.ptrtoint(lw.shared_ptr(offset), i64)
+    return lw.b.ptrtoint(lw.shared_ptr(stage_offset(lw, name, stage, stage_bytes, extra)), i64)
 
 
 def _first_thread(lw: Lowering, go=None):
