@@ -152,7 +152,8 @@ def _binder(slots: tuple[str, ...], bound: bool = False, extended: bool = False)
 # --8<-- [start:parameter-layout]
 def parameter_layout(signature: list[str]) -> tuple[struct.Struct, list[int]]:
     """The kernel's parameter buffer for `signature`, laid out as a C struct of the same fields
-    (each value at the next multiple of its own size, as `.param` space expects): its `struct`
+    (each value at the next multiple of its own size, as `.param` space expects; a tensor map's
+    128 bytes anywhere, since the driver copies each parameter from its own pointer): its `struct`
     layout and the offset of each argument."""
     codes = [_struct_code(_slot(kind)) for kind in signature]
     layout = struct.Struct("@" + "".join(codes))
