@@ -520,6 +520,37 @@ def test_attention_forward_at_odd_sizes(device, head_dim, block_m, block_n, num_
     np.testing.assert_allclose(got, want, atol=4e-3 * np.abs(want).max())
 
 
+@triton.jit
+def two_loops_kernel(Q, K, Out, N, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Q K^T summed over two halves of the keys in two loops (causal attention's two stages), the
+    second half twice: both loops read the same Q from shared memory."""
+    rows, cols, keys = tl.arange(0, BLOCK_M), tl.arange(0, D), tl.arange(0, BLOCK_N)
+    q = tl.load(Q + rows[:, None] * D + cols[None, :])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for n in range(0, N // 2, BLOCK_N):
+        acc = tl.dot(q, tl.trans(tl.load(K + (n + keys)[:, None] * D + cols[None, :])), acc)
+    for n in range(N // 2, N, BLOCK_N):
+        acc += 2 * tl.dot(q, tl.trans(tl.load(K + (n + keys)[:, None] * D + cols[None, :])))
+    tl.store(Out + rows[:, None] * BLOCK_N + keys[None, :], acc)
+
+
+def test_two_loops_read_one_copy_of_q(device):
+    """Q goes to shared memory once, before the first loop, and stays there for the second."""
+    rng = np.random.default_rng(9)
+    n, d = 256, 64
+    q, k = (rng.choice(SMALL, s).astype(np.float16) for s in ((64, d), (n, d)))
+    out = device.array(np.full((64, 64), np.nan, np.float32))
+    two_loops_kernel[(1,)](device.array(q), device.array(k), out, n, D=d, BLOCK_M=64, BLOCK_N=64)
+    halves = [q.astype(np.float64) @ k[h * n // 2:(h + 1) * n // 2].astype(np.float64).T for h in (0, 1)]
+    blocks = [sum(np.split(h, n // 128, axis=1)) for h in halves]
+    np.testing.assert_array_equal(device.numpy(out), blocks[0] + 2 * blocks[1])
+    kernel = two_loops_kernel.warmup(q, k, np.zeros((64, 64), np.float32), n, D=d, BLOCK_M=64, BLOCK_N=64,
+                                     grid=(1,), target="sm_90a")
+    layout = expanded(kernel.asm["layout"])
+    writes = [line for line in layout.splitlines() if "convert_layout" in line and "#shared_operand<{opIdx=0" in line]
+    assert len(writes) == 1 and layout.index(writes[0]) < layout.index(" = for ")
+
+
 @pytest.mark.parametrize("head_dim, block_n, num_warps", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 128, 4)])
 def test_the_attention_loop_keeps_p_and_acc_in_registers(head_dim, block_n, num_warps):
     """sm_90a: Q K^T and P V on wgmma (P from registers); Q goes to shared memory once, before the

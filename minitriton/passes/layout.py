@@ -412,8 +412,10 @@ class LayoutAssignment:
 def hoist_invariant_operands(block: ir.Block) -> None:
     """Move the conversions to a wgmma operand of values made before a loop (attention's Q) out
     of it: the operand is written to shared memory once, not at every iteration, and stays there
-    for the loop (`passes.shared` keeps it live to the loop's end)."""
-    ops = []
+    for the loop (`passes.shared` keeps it live to the loop's end). A later loop of the block
+    that wants the same value in the same layout (causal attention's second loop) reads the
+    first one's: it is not written again."""
+    ops, hoisted = [], {}  # (id of the value, layout) -> its operand in shared memory
     for op in block.ops:
         for region in op.regions:
             hoist_invariant_operands(region)
@@ -423,7 +425,13 @@ def hoist_invariant_operands(block: ir.Block) -> None:
             moved = [inner for inner in body.ops if inner.name == "convert_layout"
                      and isinstance(inner.result.layout, SharedOperandLayout) and id(inner.operands[0]) not in inside]
             body.ops = [inner for inner in body.ops if inner not in moved]
-            ops += moved
+            for inner in moved:
+                earlier = hoisted.setdefault((id(inner.operands[0]), inner.result.layout), inner.result)
+                if earlier is inner.result:
+                    ops.append(inner)
+                    continue
+                for user in ir.walk_block(body):
+                    user.operands = [earlier if v is inner.result else v for v in user.operands]
         ops.append(op)
     block.ops = ops
 # --8<-- [end:hoist]
