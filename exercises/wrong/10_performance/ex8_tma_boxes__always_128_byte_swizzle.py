@@ -1,0 +1,18 @@
+"""Exercise 10.8, wrong on purpose: every box is 128-byte swizzled, short lines too, so a 32- or
+64-byte line's chunks land where wgmma does not look for them.
+
+The tests must catch it (tests/test_exercises.py checks that they do). The task is in
+exercises/10_performance/ex8_tma_boxes.py.
+"""
+
+
+def tma_boxes(lines: int, k_length: int, bits: int, k_major: bool) -> tuple[int, int, int, int, int] | None:
+    if k_major:
+        line_bytes = k_length * bits // 8
+        if line_bytes not in (32, 64) and line_bytes % 128 or lines > 256:
+            return None
+        row_bytes = min(line_bytes, 128)
+        return row_bytes * 8 // bits, lines, 128, line_bytes // row_bytes, lines * row_bytes
+    if bits != 16 or lines % 64 or k_length > 256:
+        return None
+    return 64, k_length, 128, lines // 64, k_length * 128
