@@ -14,6 +14,8 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton import CompilationError
 from minitriton.floats import fp8_values
+
+
 @pytest.fixture(autouse=True)
 def interpret(monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")

@@ -17,6 +17,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton import CompilationError
 from minitriton.floats import bf16_bits, bf16_from_bits, fp8_values, round_to_bf16
+
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
 FP8 = {"e4m3": tl.float8e4nv, "e5m2": tl.float8e5}
 

@@ -14,6 +14,8 @@ import minitriton.language as tl
 from minitriton import CompilationError
 from minitriton.dtypes import FORMATS
 from minitriton.floats import bf16_bits, bf16_from_bits, float_bits, fp8_bits, fp8_values
+
+
 @pytest.fixture(autouse=True)
 def interpret(monkeypatch):
     monkeypatch.setenv("MINITRITON_INTERPRET", "1")

@@ -18,6 +18,7 @@ from llvmlite import ir as ll
 
 from .. import ir
 from ..floats import float_bits
+
 i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
 GLOBAL_PTR = ll.PointerType(addrspace=1)
