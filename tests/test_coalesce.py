@@ -619,3 +619,42 @@ def test_facts_hold_on_the_tutorials(monkeypatch):
     fn = tile_ir(_layer_norm_fwd_fused, rows, rows, w, bias, stats, stats, 300, 300, 1e-5, BLOCK_SIZE=128)
     check_facts_while_running(monkeypatch, fn, (7, 1, 1), [rows, rows.copy(), w, bias, stats, stats.copy()],
                               {"stride": 300, "N": 300, "eps": 1e-5})
+
+
+# ---------------------------------------------------------------------------------------------------
+# Codegen computes an elementwise op once per run of equal elements a thread holds
+# ---------------------------------------------------------------------------------------------------
+
+@triton.jit
+def runs_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    y = tl.where(cols < n, x * 2.0 - 1.0, -7.0)  # `cols < n`: runs of 16 where 16 divides n
+    band = (cols // 8) % 3 == 1  # runs of 8 wherever n is
+    y = tl.where(band, y, y + 100.0)
+    tl.store(out_ptr + cols, y, mask=cols < n)
+
+
+def test_a_mask_constant_over_a_vector_is_compared_once():
+    """`cols < n` with 16 | n: one compare for each 4-element vector of a thread (each start a
+    multiple of 4), where an n of unknown alignment needs a compare per element."""
+    x, out = np.zeros(2048, np.float32), np.zeros(2048, np.float32)
+    ptx = lambda n: runs_kernel.warmup(x, out, n, BLOCK=1024, grid=(2,), target="sm_90").asm["ptx"]
+    compares = lambda text: len(re.findall(r"setp\.lt\.s32", text))
+    # 1024 elements over 128 threads: 8 a thread, two vectors of 4
+    assert compares(ptx(2048)) == 2
+    assert compares(ptx(2047)) == 8
+
+
+@pytest.mark.parametrize("n", [2048, 2000, 1040, 1001])
+def test_runs_of_equal_elements_agree_with_numpy(device, n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(2048).astype(np.float32)
+    out = device.array(np.full(2048, np.nan, np.float32))
+    runs_kernel[(2,)](device.array(x), out, n, BLOCK=1024)
+    cols = np.arange(2048)
+    want = np.where(cols < n, x * np.float32(2) - np.float32(1), np.float32(-7))
+    want = np.where((cols // 8) % 3 == 1, want, want + np.float32(100))
+    got = device.numpy(out)
+    np.testing.assert_array_equal(got[:n], want[:n])
+    assert np.isnan(got[n:]).all()

@@ -12,12 +12,14 @@ Chapter: 08-llvm.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from llvmlite import ir as ll
 
 from .. import ir
 from ..floats import float_bits
+from ..passes.coalesce import AxisAnalysis
 
 i1, i8, i16, i32, i64 = (ll.IntType(n) for n in (1, 8, 16, 32, 64))
 f16, f32, f64 = ll.HalfType(), ll.FloatType(), ll.DoubleType()
@@ -67,6 +69,7 @@ class Lowering:
         self.regs: dict[int, list] = {}
         self.intrinsics: dict[str, ll.Function] = {}
         self.thread_parts: dict = {}
+        self.equal_runs: dict = {}  # (layout, shape, constancy) -> `equal_registers`
         self.strings = 0
         self.rounded_from: dict[int, tuple] = {}  # id of a 16-bit register -> (its f32, its dtype)
         # after the arguments, the tensor maps of the descriptors TMA copies read (`codegen/tma`)
@@ -283,6 +286,29 @@ class Lowering:
                 seen.add(offsets)
                 result.append(r)
         return result
+
+    # --8<-- [start:equal-registers]
+    def equal_registers(self, value: ir.Value) -> list[int] | None:
+        """For each register of `value`, the first of this thread's registers certain to hold the
+        same element value: those in one aligned run of equal elements along every dimension (the
+        axis facts' constancy, chapter 5). An elementwise op computes the first and copies it.
+        None where no two are known equal."""
+        facts = self.axis_facts.facts.get(id(value))
+        if not value.type.is_tile or facts is None or max(facts.constancy) == 1:
+            return None
+        constancy = facts.constancy
+        key = (value.layout, tuple(value.shape), constancy)
+        if key not in self.equal_runs:
+            first: dict[tuple, int] = {}  # run -> its first register
+            runs = [tuple(i // c for i, c in zip(offsets, constancy))
+                    for offsets in value.layout.register_offsets(value.shape)]
+            self.equal_runs[key] = [first.setdefault(run, r) for r, run in enumerate(runs)]
+        return self.equal_runs[key]
+
+    @functools.cached_property
+    def axis_facts(self) -> AxisAnalysis:
+        return AxisAnalysis(self.fn)
+    # --8<-- [end:equal-registers]
 
     def owners(self, value: ir.Value):
         """(predicate, registers): which thread and registers perform an effect once per element

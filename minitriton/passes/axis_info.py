@@ -203,6 +203,12 @@ def _trans(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     return AxisInfo(pick(x.contiguity), pick(x.divisibility), pick(x.constancy), x.constant)
 
 
+@rule("convert_layout")
+def _convert_layout(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
+    """A layout conversion moves elements between threads; the tile, and so its facts, stay."""
+    return ins[0]
+
+
 @rule("reshape")
 def _reshape(op: ir.Op, ins: list[AxisInfo]) -> AxisInfo:
     (x,), shape = ins, _shape(op.results[0])
