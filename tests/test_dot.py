@@ -88,8 +88,9 @@ def test_tf32_cuts_each_operand_toward_zero(num_warps):
     assert np.all(np.abs(c - fp32) <= 2 * 2**-10 * scale(a, b) + bound)  # each cut loses < 2**-10
 
 
-@pytest.mark.parametrize("blocks, num_warps", [((64, 64, 32), 4), ((32, 64, 32), 4), ((16, 16, 16), 8)],
-                         ids=["wgmma", "mma.sync", "cuda-cores"])
+@pytest.mark.parametrize("blocks, num_warps", [((64, 64, 32), 4), ((32, 64, 32), 4), ((16, 16, 16), 8),
+                                               ((16, 8, 8), 4)],
+                         ids=["wgmma", "mma.sync", "mma.sync-warps-twice", "cuda-cores"])
 def test_tf32_cuts_the_low_bits_on_every_path(device, blocks, num_warps):
     """One product per result (b picks a column of a), so each result is tf32(a) exactly, in any
     order of the sums: every path cuts as the interpreter does, the tensor cores on fp32 bits."""
@@ -217,7 +218,7 @@ INT8_CASES = [((100, 90, 160), (64, 64, 64), 4),    # mma.sync m16n8k32; wgmma m
               ((50, 60, 70), (32, 64, 64), 8),      # 32 rows: mma.sync everywhere
               ((90, 100, 100), (32, 32, 64), 4),    # mma.sync everywhere, 2 x 2 warps
               ((40, 130, 64), (16, 64, 32), 4),     # mma.sync everywhere, 4 warps along N
-              ((40, 30, 50), (16, 16, 32), 8)]      # 8 warps on a 16 x 16 tile: CUDA cores
+              ((40, 30, 50), (16, 16, 32), 8)]      # 8 warps on a 16 x 16 tile: some compute it twice
 
 
 @pytest.mark.parametrize("shape, blocks, num_warps", INT8_CASES, ids=str)
@@ -673,3 +674,47 @@ def test_an_added_dot_accumulates_in_place(form, folded, dtype):
     dots = [line for line in loop.splitlines() if " = dot " in line]
     carried = loop.split("^body(")[1].split(",")[1].split(":")[0].strip()  # the accumulator inside the loop
     assert (dots[0].split(", ")[2].split(" ")[0] == carried) == folded
+
+
+# ------------------------------------------------------------------ tiles smaller than the warps'
+
+SMALL_TILES = [((16, 16, 16), 4), ((32, 32, 32), 16), ((16, 16, 32), 8), ((16, 64, 16), 8)]
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("blocks, num_warps", SMALL_TILES, ids=str)
+def test_a_tile_smaller_than_the_warps_still_takes_mma(arch, blocks, num_warps):
+    """16 x 16 on 4 warps is (1, 4) warps of m16n8 tiles, 32 columns: two warps compute the same
+    8 columns, as in Triton, whose test_dot looks for mma.sync in these kernels."""
+    a, b, acc = np.zeros((64, 64), np.float16), np.zeros((64, 64), np.float16), np.zeros((64, 64), np.float32)
+    block_m, block_n, block_k = blocks
+    ptx = matmul_kernel.warmup(a, b, acc, acc, 64, 64, 64, PRECISION="ieee", OUT=tl.float32, BLOCK_M=block_m,
+                               BLOCK_N=block_n, BLOCK_K=block_k, grid=(1, 1), num_warps=num_warps,
+                               target=arch).asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "fma.rn.f32" not in ptx
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bf16", np.float32])
+@pytest.mark.parametrize("blocks, num_warps", SMALL_TILES, ids=str)
+def test_a_tile_smaller_than_the_warps_agrees_with_numpy(device, blocks, num_warps, dtype):
+    """The replicated warps each hold a copy of their columns; the store writes each element once,
+    right, at sizes that leave every edge masked."""
+    m, n, k = 45, 70, 50
+    rng = np.random.default_rng(11)
+    if dtype == "bf16":
+        bits = [(rng.standard_normal(s).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+                for s in ((m, k), (k, n))]
+        a, b = ((x.astype(np.uint32) << 16).view(np.float32) for x in bits)
+        args = [triton.reinterpret(device.array(x), tl.bfloat16) for x in bits]
+    else:
+        a, b = (rng.standard_normal(s).astype(dtype) for s in ((m, k), (k, n)))
+        args = [device.array(a), device.array(b)]
+    acc = rng.standard_normal((m, n)).astype(np.float32)
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    block_m, block_n, block_k = blocks
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](*args, c, device.array(acc), m, n, k, PRECISION="ieee", OUT=tl.float32,
+                        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    want = acc + a.astype(np.float64) @ b.astype(np.float64)
+    assert np.all(np.abs(device.numpy(c) - want) <= 1e-5 * scale(a, b) + 1e-5)

@@ -151,10 +151,9 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
     m, n = acc.shape
     if k_width is None or m % 16 or n % 8 or a.shape[1] % (8 * k_width):
         return None
-    warps_m, warps_n = mma_warps(m, n, num_warps)
-    if m < 16 * warps_m or n < 8 * warps_n:
-        return None  # warps would hold copies of each other's tiles: use the FMA path
-    mma = MmaLayout((warps_m, warps_n))
+    # a tile smaller than the warps' (16 x 16 on 4 warps: (1, 4), 32 columns) is computed by some
+    # warps twice, as Triton does: the tensor cores still beat the FMA path on it
+    mma = MmaLayout(mma_warps(m, n, num_warps))
     return DotOperandLayout(0, mma, k_width), DotOperandLayout(1, mma, k_width), mma
 
 
