@@ -89,7 +89,7 @@ def test_tf32_cuts_each_operand_toward_zero(num_warps):
 
 
 @pytest.mark.parametrize("blocks, num_warps", [((64, 64, 32), 4), ((32, 64, 32), 4), ((16, 16, 16), 8),
-                                               ((16, 8, 8), 4)],
+                                               ((8, 16, 16), 4)],
                          ids=["wgmma", "mma.sync", "mma.sync-warps-twice", "cuda-cores"])
 def test_tf32_cuts_the_low_bits_on_every_path(device, blocks, num_warps):
     """One product per result (b picks a column of a), so each result is tf32(a) exactly, in any
@@ -718,3 +718,36 @@ def test_a_tile_smaller_than_the_warps_agrees_with_numpy(device, blocks, num_war
                         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
     want = acc + a.astype(np.float64) @ b.astype(np.float64)
     assert np.all(np.abs(device.numpy(c) - want) <= 1e-5 * scale(a, b) + 1e-5)
+
+
+@triton.jit
+def small_epilogues_kernel(a_ptr, b_ptr, c_ptr, rows_ptr, cols_ptr, chain_ptr, M: tl.constexpr, N: tl.constexpr,
+                           K: tl.constexpr):
+    """One tile: c = softmax(a @ b) by rows, its row and column sums, and (a @ b) @ b^T chained."""
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    s = tl.dot(a, b)
+    p = tl.exp(s - tl.max(s, 1)[:, None])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], p / tl.sum(p, 1)[:, None])
+    tl.store(rows_ptr + m, tl.sum(s, 1))
+    tl.store(cols_ptr + n, tl.sum(s, 0))
+    chained = tl.dot(s.to(tl.float16), tl.trans(b))
+    tl.store(chain_ptr + m[:, None] * K + k[None, :], chained)
+
+
+@pytest.mark.parametrize("shape, num_warps", [((16, 16, 16), 4), ((32, 32, 32), 16), ((16, 32, 16), 8)], ids=str)
+def test_reductions_of_a_tile_computed_twice_count_it_once(device, shape, num_warps):
+    """Row and column sums, a softmax and a chained dot over an accumulator whose warps replicate
+    (Triton's test_dot epilogues at its small shapes): the copies must not be summed twice."""
+    m, n, k = shape
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((m, k)) / 4).astype(np.float16)
+    b = (rng.standard_normal((k, n)) / 4).astype(np.float16)
+    outs = [device.array(np.full(s, np.nan, np.float32)) for s in ((m, n), (m,), (n,), (m, k))]
+    small_epilogues_kernel[(1,)](device.array(a), device.array(b), *outs, M=m, N=n, K=k, num_warps=num_warps)
+    s = a.astype(np.float64) @ b.astype(np.float64)
+    p = np.exp(s - s.max(1, keepdims=True))
+    chained = s.astype(np.float16).astype(np.float64) @ b.astype(np.float64).T
+    for got, want in zip(outs, (p / p.sum(1, keepdims=True), s.sum(1), s.sum(0), chained)):
+        np.testing.assert_allclose(device.numpy(got), want, rtol=2e-3, atol=2e-3)
