@@ -36,6 +36,7 @@ def test_the_batch_covers_every_family():
     assert seen == set(FAMILIES)
 
 
+@pytest.mark.no_gpu_diff  # its interpreter is wrong on purpose
 def test_a_wrong_interpreter_is_caught(tmp_path, monkeypatch):
     """maximum computing the minimum: the programs that use it must report mismatches."""
     seeds = [s for s in CI_SEEDS if "extremum" in generate(s).families][:6]
@@ -150,6 +151,7 @@ class _HostAsDevice(np.ndarray):
         return np.asarray(self).copy()
 
 
+@pytest.mark.no_gpu_diff  # the interpreter stands in for the GPU, and is made wrong there on purpose
 def test_the_gpu_stage_compares_with_the_reference_and_the_interpreter(tmp_path, monkeypatch):
     """The GPU stage's own code, with the interpreter standing in for the GPU: every program agrees,
     and a wrong "GPU" is reported against both."""
