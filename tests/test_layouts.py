@@ -13,6 +13,7 @@ from minitriton.layouts import (
     BlockedLayout,
     DotOperandLayout,
     MmaLayout,
+    PermutedLayout,
     SharedLayout,
     SliceLayout,
     default_blocked,
@@ -68,7 +69,16 @@ def slice_layouts(draw_):
     return SliceLayout(draw_(st.integers(0, parent.rank - 1)), parent)
 
 
-any_layout = st.one_of(blocked_layouts(), mma_layouts(), wgmma_layouts(), dot_layouts(), slice_layouts())
+@st.composite
+def permuted_layouts(draw_):
+    """A transposed view of any other kind (`tl.trans` of an mma accumulator, of a slice)."""
+    parent = draw_(st.one_of(blocked_layouts(rank=draw_(st.integers(2, 3))), mma_layouts(), wgmma_layouts(),
+                             dot_layouts(), slice_layouts()))
+    return PermutedLayout(parent, tuple(draw_(st.permutations(range(parent.rank)))))
+
+
+any_layout = st.one_of(blocked_layouts(), mma_layouts(), wgmma_layouts(), dot_layouts(), slice_layouts(),
+                       permuted_layouts())
 
 
 def positions(layout, shape) -> int:
@@ -522,3 +532,14 @@ def test_the_fma_ring_swizzle_spreads_a_warps_row_reads_over_the_banks():
         for row in {o[0] for o in acc.register_offsets((m, n))}:
             assert (row // a.per_phase) % a.max_phase == 0
     assert fma_operand_swizzle(1, (32, 64), 32, acc, (64, 64)) == SharedLayout(4, 1, 1, (1, 0))
+
+
+def test_a_permuted_layout_keeps_each_element_in_its_thread_and_register():
+    """trans of a 64 x 16 mma accumulator: thread (warp, lane)'s register r holds element (j, i)
+    of the 16 x 64 result exactly where it held (i, j)."""
+    parent = MmaLayout((4, 1))
+    view = PermutedLayout(parent, (1, 0))
+    for warp in range(4):
+        for lane in range(32):
+            assert view.elements(warp, lane, (16, 64)) == [(j, i) for i, j in parent.elements(warp, lane, (64, 16))]
+    assert view.order == (0, 1) and str(view).startswith("#permuted<")

@@ -131,6 +131,68 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
     assert "mma.sync" not in ptx
 
 
+# ---------------------------------------------------------------------------- tf32 computed transposed
+
+# (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps: row-major A and B, so B is N-major, which a
+# tf32 wgmma cannot read from shared memory: the dot is computed as C^T = B^T A^T, B^T from registers
+TF32_SWAP_CASES = [((300, 520, 100), (128, 256, 32), 8),  # two m64 tiles of B^T's rows per warpgroup
+                   ((200, 300, 150), (128, 128, 32), 8),
+                   ((100, 200, 70), (64, 128, 64), 4),    # K = 64: two 128-byte blocks of A^T's lines
+                   ((90, 70, 40), (64, 64, 32), 4)]
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", TF32_SWAP_CASES, ids=str)
+def test_a_tf32_dot_with_a_row_major_b_is_computed_transposed(device, shape, blocks, num_warps):
+    """Exact: the values are tf32 and every partial sum is a multiple of 1/4 far below 2**11."""
+    rng = np.random.default_rng(41)
+    (m, n, k), (block_m, block_n, block_k) = shape, blocks
+    a, b = (rng.choice(SMALL, s).astype(np.float32) for s in ((m, k), (k, n)))
+    c = device.array(np.full((m, n), np.nan, np.float32))
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    matmul_kernel[grid](device.array(a), device.array(b), c, m, n, k, PRECISION="tf32", BLOCK_M=block_m,
+                        BLOCK_N=block_n, BLOCK_K=block_k, num_warps=num_warps)
+    np.testing.assert_array_equal(device.numpy(c), a.astype(np.float64) @ b.astype(np.float64))
+
+
+@pytest.mark.parametrize("shape, blocks, num_warps", TF32_SWAP_CASES, ids=str)
+def test_the_transposed_tf32_dot_reads_b_from_registers_out_of_a_ring(shape, blocks, num_warps):
+    """m64n{BLOCK_M}k8 with four A registers (B^T's fragment, 4 bytes at a time out of an N-major
+    ring that cp.async fills 16 bytes at a time), A^T through a descriptor; no 4-byte copies."""
+    (m, n, k), (block_m, block_n, block_k) = [16 * (s // 16) for s in shape], blocks  # 16-byte copies
+    a, b, c = np.zeros((m, k), np.float32), np.zeros((k, n), np.float32), np.zeros((m, n), np.float32)
+    ptx = matmul_kernel.warmup(a, b, c, m, n, k, PRECISION="tf32", BLOCK_M=block_m, BLOCK_N=block_n,
+                               BLOCK_K=block_k, grid=(1, 1), num_warps=num_warps, num_stages=3,
+                               target="sm_90a").asm["ptx"]
+    issued = re.findall(rf"wgmma.mma_async.sync.aligned.m64n{block_m}k8.f32.tf32.tf32 {{[^}}]*}}, {{([^}}]*)}}", ptx)
+    assert issued and all(len(registers.split(",")) == 4 for registers in issued)
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.ca" not in ptx
+    assert "ld.shared.b32" in ptx  # B^T's fragments
+
+
+def test_an_m_major_a_keeps_the_tf32_dot_as_written():
+    """With A loaded M fastest (x.T) as well, swapping would only move the operand that lies
+    across K: the dot stays m64n128 (swapped it would be m64n64), its A in registers (read from
+    an M-major ring, as B^T is when swapped)."""
+    a, b, c = np.zeros((64, 64), np.float32), np.zeros((64, 128), np.float32), np.zeros((64, 128), np.float32)
+    ptx = at_matmul_kernel.warmup(a, b, c, 64, 128, 64, BLOCK_M=64, BLOCK_N=128, BLOCK_K=32, grid=(1, 1),
+                                  num_warps=4, target="sm_90a").asm["ptx"]
+    assert re.search(r"m64n128k8.f32.tf32.tf32 {[^}]*}, {", ptx) and "m64n64k8" not in ptx
+
+
+@triton.jit
+def at_matmul_kernel(A, B, C, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C = A^T @ B for a row-major (K, M) A: A's tile is loaded M fastest."""
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(A + (k + rk)[None, :] * M + rm[:, None])
+        b = tl.load(B + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc)
+
+
 # ---------------------------------------------------------------------------- warpgroups side by side
 
 # (operand type, (M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K), num_warps): more warps than BLOCK_M's rows

@@ -396,9 +396,11 @@ def _wgmma(lw: Lowering, op, a, b, acc):
                 f"{instruction} {{{outs}}}, {a_text}, ${b_index}, p{scales}; }}")
     constraints = ",".join([f"={_accumulator_constraint(cv)}"] * count + ["r"] * 4 * registers
                            + ["l"] * (2 - registers) + [str(i) for i in range(count)])
-    if registers:  # this thread's A fragment of each (m64 tile, k16 step), as _mma groups them
-        a_tiles = _fragments(av.layout.register_offsets(av.shape), 8,
+    if registers:  # this thread's A fragment of each (m64 tile, k step), as _mma groups them:
+        # 8 16-bit elements (four words) of a k16 step, or 4 fp32 of a tf32 k8 step
+        a_tiles = _fragments(av.layout.register_offsets(av.shape), 4 * av.layout.k_width,
                              lambda o: (o[0] // (16 * warps_m), o[1] // k_step))
+        words = _pack if av.layout.k_width > 1 else (lambda lw, values: [lw.b.bitcast(x, i32) for x in values])
     # every operand register is made before the fence: one written after it, between two wgmmas,
     # makes ptxas fence again there (its "warpgroup.arrive is injected" note)
     operands = {}
@@ -411,7 +413,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
                 a_row = B.mul(row, ll.Constant(i32, a_shared.line_step))
                 a_address = B.add(a_base, B.add(a_row, ll.Constant(i32, a_shared.k_step_offset(kk))))
             b_address = B.add(b_group, ll.Constant(i32, b_shared.k_step_offset(kk)))
-            a_operand = _pack(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
+            a_operand = words(lw, [a[r] for r in a_tiles[(m_rep, kk)]]) if registers \
                 else [wgmma_descriptor(lw, a_shared, a_address)]
             operands[m_rep, kk] = a_operand + [wgmma_descriptor(lw, b_shared, b_address)]
     # a zero accumulator (the dot had none) is never read: scale-d 0 on the first k-step

@@ -89,9 +89,13 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, shape, base) -> list:
     """ldmatrix: lane l gives the address of row l % 8 of 8x8 matrix l // 8 of each fragment.
     A buffer whose lines run along K (A's rows, a K-major B's columns) is read as it lies, and
     one whose lines run across K (an N-major B, an M-major A) transposed (`.trans`): either way
-    each thread gets its fragment's pairs along K."""
+    each thread gets its fragment's pairs along K. A 32-bit (tf32) fragment is read an element at
+    a time."""
     B = lw.b
     layout = dst.layout
+    if dst.dtype.bits == 32:  # no ldmatrix of 32-bit elements: each thread reads its own
+        return [B.load(_element_address(lw, base, shared, row, col, shape, 4), typ=ll_type(dst.dtype))
+                for row, col in lw.indices(layout, dst.shape)]
     warp_part = [ll.Constant(i32, 0), ll.Constant(i32, 0)]
     for f in layout.warp_fields(dst.shape):
         bits = B.and_(B.lshr(lw.warp, ll.Constant(i32, f.shift)), ll.Constant(i32, (1 << f.width) - 1))

@@ -136,6 +136,73 @@ class SliceLayout(DistributedLayout):
         return [self._drop(index) for register, index in enumerate(held) if not register & along]
 
 
+# --8<-- [start:permuted]
+@dataclass(frozen=True)
+class PermutedLayout(DistributedLayout):
+    """The layout of `trans(x, perm)` for x laid out in `parent`, whatever kind that is: every
+    element stays in the thread and register that held it, so its dimension d is the parent's
+    `perm[d]` (a basis b of the parent is `b[perm[0]], b[perm[1]], ...` here). A transposed mma
+    accumulator is one: the trans costs no instruction, and a conversion comes only where a
+    consumer wants another layout."""
+
+    parent: DistributedLayout
+    perm: tuple[int, ...]
+
+    def __post_init__(self):
+        _tuple_fields(self, "perm")
+        if sorted(self.perm) != list(range(self.parent.rank)):
+            raise ValueError(f"PermutedLayout.perm must be a permutation of {self.parent}'s dimensions, "
+                             f"got {_fmt(self.perm)}")
+
+    def __str__(self) -> str:
+        return f"#permuted<{{perm={_fmt(self.perm)}, parent={self.parent}}}>"
+
+    def _pick(self, vector: Sequence[int]) -> Index:
+        return tuple(vector[p] for p in self.perm)
+
+    def _parent_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        parent = [0] * len(shape)
+        for d, p in enumerate(self.perm):
+            parent[p] = shape[d]
+        return tuple(parent)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return tuple(self.perm.index(d) for d in self.parent.order)
+
+    @property
+    def threads_per_warp(self) -> tuple[int, ...]:
+        return self._per_dim(self._lane_bases())
+
+    @property
+    def warps_per_cta(self) -> tuple[int, ...]:
+        return self._per_dim(self._warp_bases())
+
+    def _tile_register_bases(self) -> list[Index]:
+        return [self._pick(b) for b in self.parent._tile_register_bases()]
+
+    def _lane_bases(self) -> list[Index]:
+        return [self._pick(b) for b in self.parent._lane_bases()]
+
+    def _warp_bases(self) -> list[Index]:
+        return [self._pick(b) for b in self.parent._warp_bases()]
+
+    # the parent's registers, in the parent's numbering, whatever its repeats are
+    def register_bases(self, shape: Sequence[int]) -> list[Index]:
+        return [self._pick(b) for b in self.parent.register_bases(self._parent_shape(self.check_shape(shape)))]
+
+    def lane_bases(self, shape: Sequence[int]) -> list[Index]:
+        return [self._pick(b) for b in self.parent.lane_bases(self._parent_shape(self.check_shape(shape)))]
+
+    def warp_bases(self, shape: Sequence[int]) -> list[Index]:
+        return [self._pick(b) for b in self.parent.warp_bases(self._parent_shape(self.check_shape(shape)))]
+
+    def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
+        held = self.parent.elements(warp, lane, self._parent_shape(self.check_shape(shape)))
+        return [self._pick(index) for index in held]
+# --8<-- [end:permuted]
+
+
 # --8<-- [start:default-blocked]
 def default_blocked(shape: Sequence[int], num_warps: int, order: Sequence[int] | None = None,
                     size_per_thread: Sequence[int] | None = None,

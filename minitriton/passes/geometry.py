@@ -244,9 +244,12 @@ def ldmatrix_operand(op: ir.Op) -> SharedLayout | WgmmaOperand | None:
     # elements, so a row-major 8-bit B is read element by element, as Triton reads it. A 16-bit
     # operand whose threads hold runs down its columns (a K-major B: K^T loaded K fastest; an
     # M-major A: X^T) is stored in lines down the columns, as it lies, and read the other way.
+    # A 32-bit (tf32) operand is read element by element (ldmatrix moves 16-bit elements), in
+    # whichever major it was loaded: its swizzle puts a warp's reads in 32 distinct banks.
     order = (1, 0) if src.layout.order[0] == 1 else (0, 1)
-    if (bits, dst.layout.op_idx) not in ((16, 0), (16, 1), (8, 0)) or dst.layout.k_width != 32 // bits \
-            or (order == (0, 1) and (bits != 16 or src.layout.contig_per_thread(src.shape) < 2)):
+    if (bits, dst.layout.op_idx) not in ((16, 0), (16, 1), (8, 0), (32, 0), (32, 1)) \
+            or dst.layout.k_width != 32 // bits \
+            or (order == (0, 1) and (bits == 8 or src.layout.contig_per_thread(src.shape) < 2)):
         return None
     rows, cols = src.shape
     line = cols if order == (1, 0) else rows

@@ -17,9 +17,9 @@ anchored layouts meet. Chapter: 04-layouts.
 from __future__ import annotations
 
 from .. import ir
-from ..layouts import (BlockedLayout, DistributedLayout, MmaLayout, SharedOperandLayout, SliceLayout,
+from ..layouts import (BlockedLayout, DistributedLayout, MmaLayout, PermutedLayout, SharedOperandLayout, SliceLayout,
                        default_blocked, merged_pairs, with_pairs, without_pairs)
-from .tensor_cores import mma_layouts, upcast_fp8_operands
+from .tensor_cores import mma_layouts, swap_tf32_operands, upcast_fp8_operands
 
 # --8<-- [start:flexible-ops]
 # A value is flexible when the op that makes it is cheap (`ir.CHEAP`: splats, aranges, index
@@ -80,9 +80,15 @@ def expand_layout(layout: DistributedLayout, axis: int) -> DistributedLayout:
 
 
 def permute_layout(layout: DistributedLayout, perm: tuple[int, ...]) -> DistributedLayout | None:
-    """The layout of `trans(x, perm)` that keeps every element in the thread that had it."""
+    """The layout of `trans(x, perm)` that keeps every element in the thread that had it: a
+    blocked layout with its fields permuted, else a `PermutedLayout` (a transposed one back to
+    its parent)."""
+    perm = tuple(perm)
+    if isinstance(layout, PermutedLayout):
+        composed = tuple(layout.perm[p] for p in perm)
+        return layout.parent if composed == tuple(range(len(perm))) else PermutedLayout(layout.parent, composed)
     if not isinstance(layout, BlockedLayout):
-        return None
+        return PermutedLayout(layout, perm) if isinstance(layout, DistributedLayout) else None
     pick = lambda t: tuple(t[p] for p in perm)
     inverse = {p: i for i, p in enumerate(perm)}
     return BlockedLayout(pick(layout.size_per_thread), pick(layout.threads_per_warp),
@@ -442,6 +448,7 @@ def assign_layouts(fn: ir.Function, num_warps: int, vectors: dict | None = None,
                    arch: str = "sm_80") -> ir.Function:
     """Set a layout on every tile value of `fn`, inserting conversions where layouts disagree."""
     upcast_fp8_operands(fn.body, num_warps, arch)
+    swap_tf32_operands(fn, num_warps, arch, vectors or {})
     assignment = LayoutAssignment(fn, num_warps, vectors, arch)
     assignment.decide_block(fn.body)
     assignment.rewrite_block(fn.body)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import ir
 from .geometry import WgmmaOperand
-from ..layouts import BlockedLayout, DotOperandLayout, MmaLayout, SharedOperandLayout
+from ..layouts import BlockedLayout, DotOperandLayout, MmaLayout, PermutedLayout, SharedOperandLayout
 
 
 # --8<-- [start:mma]
@@ -144,6 +144,9 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
         b_shared = SharedOperandLayout(1, mma, b_k_major)
         if wgmma_in_registers(dot, a_layout, num_warps, b_k_major):
             return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
+        if a.dtype.bits == 32 and isinstance(a_layout, (BlockedLayout, PermutedLayout)) and a_layout.order[0] == 0 \
+                and wgmma_fits(dot, num_warps, registers=True):
+            return DotOperandLayout(0, mma, 1), b_shared, mma  # tf32 A down its columns: from registers
         a_m_major = m_contiguous(dot, a_layout)
         if wgmma_fits(dot, num_warps, b_k_major=b_k_major, a_m_major=a_m_major):
             return SharedOperandLayout(0, mma, m_contiguous=a_m_major), b_shared, mma
@@ -155,6 +158,58 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
     # warps twice, as Triton does: the tensor cores still beat the FMA path on it
     mma = MmaLayout(mma_warps(m, n, num_warps))
     return DotOperandLayout(0, mma, k_width), DotOperandLayout(1, mma, k_width), mma
+
+
+# --8<-- [start:swap]
+def swap_tf32_operands(fn: ir.Function, num_warps: int, arch: str, vectors: dict) -> None:
+    """wgmma reads tf32 operands from shared memory only K-major, so a B loaded N fastest (a
+    row-major B, as most are) would be copied in 4 bytes at a time, transposed on the way. The
+    dot is then computed transposed, C^T = B^T A^T: B^T becomes the A operand, which wgmma takes
+    from registers in any major (the RS form, read from an N-major ring), and A^T a K-major B
+    when A's rows run along K. So dot(a, b, acc) becomes trans(dot(trans(b), trans(a),
+    trans(acc))): the transposes move nothing (their layouts are their operands' permuted,
+    `layout.permute_layout`), and a loop carries the accumulator transposed."""
+    replaced: dict[int, ir.Value] = {}
+
+    def visit(block: ir.Block) -> None:
+        made = ir.Builder()
+        for op in block.ops:
+            op.operands = [replaced.get(id(v), v) for v in op.operands]
+            for region in op.regions:
+                visit(region)
+            if op.name == "dot" and _swaps(op, num_warps, arch, vectors):
+                made.loc = op.loc
+                a, b, acc = op.operands
+                trans = lambda x: made.value("trans", [x], perm=(1, 0))
+                swapped = made.create("dot", [trans(b), trans(a), trans(acc)], dict(op.attrs))
+                replaced[id(op.result)] = trans(swapped.result)
+                continue
+            made.block.ops.append(op)
+        block.ops = made.block.ops
+    visit(fn.body)
+
+
+def _swaps(dot: ir.Op, num_warps: int, arch: str, vectors: dict) -> bool:
+    """Whether `swap_tf32_operands` computes this dot transposed: a tf32 dot on sm_90a whose B is
+    loaded N fastest and A not M fastest, and whose transposed shape wgmma takes with A in
+    registers."""
+    a, b, acc = dot.operands
+    if arch != "sm_90a" or mma_operand_type(dot) != "tf32" or mma_operand_type(dot, 1) != "tf32" \
+            or len(acc.shape) != 2 or acc.dtype != ir.float32:
+        return False
+
+    def fastest(x: ir.Value):  # the dimension a loaded operand's threads hold runs along
+        if x.owner is None or x.owner.name != "load":
+            return None
+        order, _ = vectors.get(id(x.owner.operands[0]), (None, 1))
+        return order[0] if order is not None else None
+    if fastest(b) != 1 or fastest(a) == 0:
+        return False
+    scratch = ir.Builder()
+    trans = lambda x: scratch.value("trans", [x], perm=(1, 0))
+    return wgmma_fits(scratch.create("dot", [trans(b), trans(a), trans(acc)], dict(dot.attrs)), num_warps,
+                      registers=True)
+# --8<-- [end:swap]
 
 
 # --8<-- [start:upcast]
