@@ -448,7 +448,14 @@ def _wgmma_wait(lw: Lowering, op, acc):
         result = lw.asm(ll.LiteralStructType([regs[0].type] * len(regs)), text, constraints, regs)
         out += [lw.b.extract_value(result, i) for i in range(len(regs))]
     return out
+
+
+def _wgmma_hold(lw: Lowering, op, held):
+    """Nothing, but it reads `held`: the A registers of the previous iteration's wgmma, which may
+    read them until the wait (in this iteration's dot) that ends it, stay allocated until here."""
+    lw.asm(ll.VoidType(), "", ",".join([_accumulator_constraint(op.operands[0])] * len(held)), held)
+    return []
 # --8<-- [end:wgmma]
 
 
-RULES = {"dot": _dot, "wgmma_wait": _wgmma_wait}
+RULES = {"dot": _dot, "wgmma_wait": _wgmma_wait, "wgmma_hold": _wgmma_hold}

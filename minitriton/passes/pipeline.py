@@ -34,7 +34,7 @@ Chapter: 10-performance.
 from __future__ import annotations
 
 from .. import ir
-from ..layouts import BlockedLayout, SharedOperandLayout, fma_operand_swizzle
+from ..layouts import BlockedLayout, DotOperandLayout, SharedOperandLayout, fma_operand_swizzle
 from .geometry import TmaCopies, WgmmaOperand, ldmatrix_operand, scratch_bytes
 
 # The shared memory a block may ask for on each GPU (the CUDA programming guide's table, "maximum
@@ -269,7 +269,11 @@ class Pipeliner:
         # copies alone, the threads meet just before the one that issues the copies: by then every
         # warpgroup has waited for the previous iteration's wgmma, and its stage is free.
         tma_only = all(copies)
-        wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) for *_, sh in pairs) else None
+        # (a wgmma's: B read from its ring where it lies, A too or out of its ring into registers)
+        wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) or isinstance(user.result.layout,
+                                                DotOperandLayout) for _, user, sh in pairs) else None
+        if wgmma is not None and not isinstance(wgmma[0].operands[1].layout, SharedOperandLayout):
+            wgmma = None  # mma.sync: synchronous
         extra_slot = wgmma is not None and not tma_only
         stage_bytes = [load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs]
         stages = self.fitting_stages(stages, extra_slot, sum(stage_bytes), pairs, body)
@@ -329,7 +333,15 @@ class Pipeliner:
         new_args = [ir.Value(carried[i].type, layout=carried[i].layout) for i in involved]
         counters = [ir.Value(ir.scalar(ir.int32)) for _ in range(3 if barriers else 2)]
         read_stage, write_stage = counters[:2]
-        new_body = ir.Block(list(body.args) + new_args + counters)
+        # An asynchronous wgmma with A in registers (read out of a ring) reads them while the next
+        # iteration runs: they are carried into it and kept alive there until the wait that ends
+        # that wgmma (`wgmma_hold`), so the next iteration's A lands in other registers.
+        held = []
+        if wgmma is not None and isinstance(wgmma[0].operands[0].layout, DotOperandLayout):
+            a = wgmma[0].operands[0]
+            held = [_emit(out, "splat", [_constant(out, 0.0, a.dtype)], layout=a.layout, shape=a.shape),
+                    ir.Value(a.type, layout=a.layout)]
+        new_body = ir.Block(list(body.args) + new_args + counters + held[1:])
         ops = new_body.ops
         if not all(copies):
             _emit(ops, "async_wait", [], pending=stages - 2,
@@ -354,6 +366,8 @@ class Pipeliner:
                 op.operands = [replace.get(id(v), v) for v in op.operands]
                 _replace_in_regions(op, replace)
                 ops.append(op)
+                if held and op is wgmma[0]:
+                    _emit(ops, "wgmma_hold", [held[1]])
         if tma_only:  # every warp is done with the stage the copies refill (and with its mbarrier's phase)
             _emit(ops, "barrier", [])
         index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
@@ -368,16 +382,17 @@ class Pipeliner:
             wrapped = _emit(ops, "cmp", [next_read, _constant(ops, 0)], predicate="eq")
             next_counters.append(_emit(ops, "xor", [counters[2], _emit(ops, "cast", [wrapped], dtype=ir.int32)]))
         term = body.terminator
-        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters)
+        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters
+              + (wgmma[0].operands[:1] if held else []))
         # what computed the addresses (and, for TMA copies, the pointers no copy reads any more)
         computed = slice_ops + (_slice([v for (load, _, _), tma in zip(pairs, copies) if tma
                                         for v in load.operands[:2]], body) or [])
         _drop_unread(ops, {id(op) for op in computed})
         starts = [_constant(out, v) for v in (0, stages - 1, 0)[:len(counters)]]
-        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts, [], dict(loop.attrs),
+        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts + held[:1], [], dict(loop.attrs),
                          [new_body], loc)
         new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
-            [ir.Value(ir.scalar(ir.int32)) for _ in counters]
+            [ir.Value(ir.scalar(ir.int32)) for _ in counters] + [ir.Value(v.type, layout=v.layout) for v in held[:1]]
         for r in new_loop.results:
             r.owner = new_loop
         out.append(new_loop)
@@ -405,7 +420,16 @@ def _async_dot(parts: ir.LoopParts, pairs) -> tuple[ir.Op, int] | None:
     for i, (arg, value) in enumerate(zip(parts.carried, parts.yielded)):
         if value is dot.result and dot.operands[2] is arg:
             return dot, i
+        # a dot computed transposed (`tensor_cores.swap_tf32_operands`): the loop carries acc^T's
+        # transpose, and the transposes only renumber registers
+        if _transposed(value) is dot.result and _transposed(dot.operands[2]) is arg:
+            return dot, i
     return None
+
+
+def _transposed(v: ir.Value) -> ir.Value | None:
+    """x where v = trans(x) (of a 2-D tile), else None."""
+    return v.owner.operands[0] if v.owner is not None and v.owner.name == "trans" else None
 
 
 def _wait_for_accumulator(fn: ir.Function, loop: ir.Op, index: int, out: list[ir.Op], rings: list[str]) -> None:
