@@ -138,7 +138,11 @@ def test_a_long_k_stays_on_wgmma(kind, blocks, wants):
 TF32_SWAP_CASES = [((300, 520, 100), (128, 256, 32), 8),  # two m64 tiles of B^T's rows per warpgroup
                    ((200, 300, 150), (128, 128, 32), 8),
                    ((100, 200, 70), (64, 128, 64), 4),    # K = 64: two 128-byte blocks of A^T's lines
-                   ((90, 70, 40), (64, 64, 32), 4)]
+                   ((90, 70, 40), (64, 64, 32), 4),
+                   # long loops, in which a wgmma still reading its A registers while the next
+                   # iteration's A lands in them would show (it did, before `deferred`)
+                   ((256, 512, 2048), (128, 256, 32), 8),
+                   ((256, 256, 1024), (128, 128, 64), 8)]
 
 
 @pytest.mark.parametrize("shape, blocks, num_warps", TF32_SWAP_CASES, ids=str)

@@ -430,7 +430,8 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     lw.asm(ll.VoidType(), "wgmma.commit_group.sync.aligned;", "", [])
     pending = op.attrs.get("pending", 0)  # 1 in a pipelined loop: this group runs on into the next
     if pending:
-        lw.asm(ll.VoidType(), f"wgmma.wait_group.sync.aligned {pending};", "", [])
+        if not op.attrs.get("deferred"):  # (else a wgmma_wait at the next iteration's top ends it)
+            lw.asm(ll.VoidType(), f"wgmma.wait_group.sync.aligned {pending};", "", [])
         return out
     return _wgmma_wait(lw, op, out)
 
@@ -450,12 +451,7 @@ def _wgmma_wait(lw: Lowering, op, acc):
     return out
 
 
-def _wgmma_hold(lw: Lowering, op, held):
-    """Nothing, but it reads `held`: the A registers of the previous iteration's wgmma, which may
-    read them until the wait (in this iteration's dot) that ends it, stay allocated until here."""
-    lw.asm(ll.VoidType(), "", ",".join([_accumulator_constraint(op.operands[0])] * len(held)), held)
-    return []
 # --8<-- [end:wgmma]
 
 
-RULES = {"dot": _dot, "wgmma_wait": _wgmma_wait, "wgmma_hold": _wgmma_hold}
+RULES = {"dot": _dot, "wgmma_wait": _wgmma_wait}

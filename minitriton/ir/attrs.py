@@ -100,6 +100,8 @@ ATTRS = {
     "type": Attr("local_read", "passes/pipeline", "ir/ops", "the tile the read gives"),
     "pending": Attr("async_wait; dot", "passes/pipeline", "codegen/operands, codegen/dot",
                     "groups of copies (or of wgmma) left in flight when the wait returns"),
+    "deferred": Attr("dot", "passes/pipeline", "codegen/dot",
+                     "the wgmma's wait is a wgmma_wait at the next iteration's top (A in registers)"),
     "fence": Attr("async_wait", "passes/pipeline", "codegen/operands",
                   "tensor cores read the copies next"),
     "buffers": Attr("async_wait, wgmma_wait, mbarrier_inval", "passes/pipeline", "passes/shared",

@@ -378,7 +378,6 @@ BACKEND_OPS: dict[str, Callable] = {
     # (stage) -> the tile, in registers
     "local_read": lambda name, operands, attrs: [attrs["type"]],
     "wgmma_wait": _passthrough,   # (acc) -> acc, once the wgmma groups writing it are done
-    "wgmma_hold": _no_results,    # (a): registers an earlier wgmma read, alive until here
     # the tensor memory accelerator (sm_90): one thread copies a block, an mbarrier counts its bytes
     "mbarrier_init": _no_results,   # arms a ring's mbarriers, one per stage
     "mbarrier_expect": _no_results,  # (stage, go): the bytes the stage's copies will bring

@@ -333,15 +333,7 @@ class Pipeliner:
         new_args = [ir.Value(carried[i].type, layout=carried[i].layout) for i in involved]
         counters = [ir.Value(ir.scalar(ir.int32)) for _ in range(3 if barriers else 2)]
         read_stage, write_stage = counters[:2]
-        # An asynchronous wgmma with A in registers (read out of a ring) reads them while the next
-        # iteration runs: they are carried into it and kept alive there until the wait that ends
-        # that wgmma (`wgmma_hold`), so the next iteration's A lands in other registers.
-        held = []
-        if wgmma is not None and isinstance(wgmma[0].operands[0].layout, DotOperandLayout):
-            a = wgmma[0].operands[0]
-            held = [_emit(out, "splat", [_constant(out, 0.0, a.dtype)], layout=a.layout, shape=a.shape),
-                    ir.Value(a.type, layout=a.layout)]
-        new_body = ir.Block(list(body.args) + new_args + counters + held[1:])
+        new_body = ir.Block(list(body.args) + new_args + counters)
         ops = new_body.ops
         if not all(copies):
             _emit(ops, "async_wait", [], pending=stages - 2,
@@ -351,6 +343,15 @@ class Pipeliner:
         if not tma_only:  # every thread's cp.async copies landed: now all threads see them
             _emit(ops, "barrier", [])
         replace = {}
+        # A wgmma with A in registers (read out of a ring) may read them until it ends, and the
+        # next iteration's A lands in the same registers: it runs on through the copies issued
+        # after it, the loop's end and the meeting above, and is waited for here, before they
+        # are written again (`deferred`). A wgmma reading only shared memory runs on until the
+        # next one is issued (`pending` 1).
+        rs = wgmma is not None and isinstance(wgmma[0].operands[0].layout, DotOperandLayout)
+        if rs:
+            acc = carried[wgmma[1]]
+            replace[id(acc)] = _emit(ops, "wgmma_wait", [acc], layout=acc.layout, loc=loc, buffers=[])
         for (load, user, _), ring in zip(pairs, rings):
             if user.name == "dot":  # on CUDA cores: the dot reads the ring itself, at each step of k
                 layout = SharedOperandLayout(user.operands.index(load.result), user.result.layout)
@@ -366,8 +367,6 @@ class Pipeliner:
                 op.operands = [replace.get(id(v), v) for v in op.operands]
                 _replace_in_regions(op, replace)
                 ops.append(op)
-                if held and op is wgmma[0]:
-                    _emit(ops, "wgmma_hold", [held[1]])
         if tma_only:  # every warp is done with the stage the copies refill (and with its mbarrier's phase)
             _emit(ops, "barrier", [])
         index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
@@ -382,17 +381,16 @@ class Pipeliner:
             wrapped = _emit(ops, "cmp", [next_read, _constant(ops, 0)], predicate="eq")
             next_counters.append(_emit(ops, "xor", [counters[2], _emit(ops, "cast", [wrapped], dtype=ir.int32)]))
         term = body.terminator
-        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters
-              + (wgmma[0].operands[:1] if held else []))
+        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters)
         # what computed the addresses (and, for TMA copies, the pointers no copy reads any more)
         computed = slice_ops + (_slice([v for (load, _, _), tma in zip(pairs, copies) if tma
                                         for v in load.operands[:2]], body) or [])
         _drop_unread(ops, {id(op) for op in computed})
         starts = [_constant(out, v) for v in (0, stages - 1, 0)[:len(counters)]]
-        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts + held[:1], [], dict(loop.attrs),
+        new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts, [], dict(loop.attrs),
                          [new_body], loc)
         new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
-            [ir.Value(ir.scalar(ir.int32)) for _ in counters] + [ir.Value(v.type, layout=v.layout) for v in held[:1]]
+            [ir.Value(ir.scalar(ir.int32)) for _ in counters]
         for r in new_loop.results:
             r.owner = new_loop
         out.append(new_loop)
@@ -400,6 +398,7 @@ class Pipeliner:
         if wgmma is not None:
             dot, carried_index = wgmma
             dot.attrs["pending"] = 1  # each iteration waits for the group before its own
+            dot.attrs["deferred"] = rs  # ... at its top, before A's registers are written
             _wait_for_accumulator(self.fn, new_loop, carried_index, out, names)
         # the last prefetches (all masked off) land before anything else; the rings end here
         _emit(out, "async_wait", [], pending=0, buffers=names)
