@@ -6,6 +6,7 @@ runs on an H100 compile for sm_90a, fit its shared memory and use wgmma; the siz
 tables report. On a GPU, each benchmark runs end to end at small sizes."""
 import csv
 import math
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -296,8 +297,9 @@ def test_attention_configs_compile_for_hopper(head_dim):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["fp32 tf32", "fp8e4m3"])
 def test_tf32_and_fp8_matmul_configs_compile_for_hopper(case):
-    """TF32: wgmma .tf32 (k8), its operands rounded to tf32 in registers and stored by the threads;
-    fp8: wgmma .e4m3 (k32), its operands copied by cp.async. Every config fits."""
+    """TF32: wgmma .tf32 (k8) computing C^T = B^T A^T (the row-major B's transpose from registers:
+    an m64n{BLOCK_M}), its fp32 operands copied by cp.async 16 bytes at a time; fp8: wgmma .e4m3
+    (k32), its operands copied by cp.async. Every config fits."""
     matmul_case, = (c for c in bench.matmul_cases(False) if c.name == case)
     n = 4096
     if case == "fp8e4m3":
@@ -312,8 +314,13 @@ def test_tf32_and_fp8_matmul_configs_compile_for_hopper(case):
         ptx, metadata = _compiled(bench.matmul_kernel, a, b, c, n, n, n, *bench.element_strides(a),
                                   *bench.element_strides(b), *bench.element_strides(c),
                                   INPUT_PRECISION=matmul_case.precision, **meta, **options)
-        warpgroups_along_n = max(1, options["num_warps"] // 4 // (meta["BLOCK_SIZE_M"] // 64))
-        assert instruction.format(meta["BLOCK_SIZE_N"] // warpgroups_along_n) in ptx, config
+        if case == "fp8e4m3":
+            warpgroups_along_n = max(1, options["num_warps"] // 4 // (meta["BLOCK_SIZE_M"] // 64))
+            assert instruction.format(meta["BLOCK_SIZE_N"] // warpgroups_along_n) in ptx, config
+        else:
+            # B^T's fragment from registers, A^T's columns: N = BLOCK_M
+            assert re.search(re.escape(instruction.format(meta["BLOCK_SIZE_M"])) + r" {[^}]*}, {", ptx), config
+            assert "cp.async.ca" not in ptx, config  # no 4-byte copies
         assert "cp.async" in ptx and "mma.sync" not in ptx, config  # both pipelined
         assert "cvt.rna.tf32.f32" not in ptx, config  # tf32: the tensor cores are given fp32 bits
         assert metadata["shared_bytes"] <= HOPPER_SHARED_BYTES, config

@@ -106,8 +106,8 @@ def matmul_config(m: int, n: int, k: int, warps: int, stages: int) -> dict:
 
 DEFAULT_MATMUL_CONFIGS = (matmul_config(128, 128, 32, 8, 3), matmul_config(64, 64, 32, 4, 3))
 # fp32 (tf32) and fp8 tiles of 128 bytes of K, sized so that both compilers' rings fit in 227 KB
-TF32_MATMUL_CONFIGS = (matmul_config(128, 256, 32, 8, 3), matmul_config(128, 128, 32, 8, 4),
-                       matmul_config(64, 128, 32, 4, 4))
+TF32_MATMUL_CONFIGS = (matmul_config(128, 256, 32, 8, 3), matmul_config(256, 128, 32, 8, 3),
+                       matmul_config(128, 128, 32, 8, 4), matmul_config(64, 128, 32, 4, 4))
 FP8_MATMUL_CONFIGS = (matmul_config(128, 256, 128, 8, 3), matmul_config(128, 128, 128, 8, 3),
                       matmul_config(128, 128, 64, 4, 4))
 GROUPED_CONFIGS = ({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "num_warps": 4, "num_stages": 3},
