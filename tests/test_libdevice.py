@@ -620,3 +620,39 @@ def test_version_checks_written_for_triton_find_3_6():
     except metadata.PackageNotFoundError:
         pass
     assert triton.version.VERSION in triton.__version__
+
+
+@triton.jit
+def square_roots_kernel(x_ptr, fast_ptr, exact_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(fast_ptr + offs, tl.sqrt(x), mask=offs < n)
+    tl.store(exact_ptr + offs, tl.sqrt_rn(x), mask=offs < n)
+
+
+def test_sqrt_is_the_fast_instruction_and_sqrt_rn_the_ieee_one():
+    """As in Triton: `tl.sqrt` is sqrt.approx (two MUFU instructions), `tl.sqrt_rn` libdevice's
+    correctly rounded one; fp64 has only the exact instruction."""
+    x = np.zeros(256, np.float32)
+    ptx = square_roots_kernel.warmup(x, x, x, 256, BLOCK=256, grid=(1,), target="sm_90a").asm["ptx"]
+    assert "sqrt.approx.f32" in ptx and "sqrt.rn.f32" in ptx
+    x = np.zeros(256, np.float64)
+    ptx = square_roots_kernel.warmup(x, x, x, 256, BLOCK=256, grid=(1,), target="sm_90a").asm["ptx"]
+    assert "sqrt.rn.f64" in ptx and "sqrt.approx" not in ptx
+
+
+def test_sqrt_is_within_an_ulp_and_sqrt_rn_exact(device):
+    """Over normal and subnormal inputs, zero and infinity: sqrt.approx.f32 is within 2**-22 of
+    the exact root (the interpreter computes it exactly), sqrt_rn is it."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(0, 1e4, 700), 2.0 ** rng.uniform(-149, 127, 290),
+                        [0.0, np.inf, 1e-45, 1.0]]).astype(np.float32)
+    n = len(x)
+    fast, exact = (device.array(np.full(n, np.nan, np.float32)) for _ in range(2))
+    square_roots_kernel[(triton.cdiv(n, 256),)](device.array(x), fast, exact, n, BLOCK=256)
+    want = np.sqrt(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(device.numpy(exact), want)
+    got = device.numpy(fast).astype(np.float64)
+    finite = np.isfinite(want)
+    assert np.all(np.abs(got[finite] - want[finite]) <= 2.0 ** -22 * want[finite])
+    assert np.array_equal(got[~finite], want[~finite])

@@ -206,7 +206,7 @@ MATH_F32 = {
     "exp2": lambda lw, x: _exp2(lw, x, flush=True),
     "log": lambda lw, x: lw.b.fmul(_log2(lw, x), ll.Constant(f32, LN2)),
     "log2": _log2,
-    "sqrt": lambda lw, x: lw.call("llvm.sqrt.f32", f32, [x]),
+    "sqrt": lambda lw, x: lw.call("llvm.nvvm.sqrt.approx.f", f32, [x]),  # tl.sqrt_rn: libdevice's
     "rsqrt": lambda lw, x: lw.call("llvm.nvvm.rsqrt.approx.f", f32, [x]),
     "sin": lambda lw, x: lw.call("llvm.nvvm.sin.approx.f", f32, [x]),
     "cos": lambda lw, x: lw.call("llvm.nvvm.cos.approx.f", f32, [x]),
