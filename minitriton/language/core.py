@@ -451,11 +451,8 @@ sin, cos, tanh, erf, floor, ceil = (_math(op) for op in ("sin", "cos", "tanh", "
 
 @builtin(method=True)
 def sqrt_rn(x) -> tensor:
-    """The square root rounded to nearest (IEEE), by libdevice's `__nv_fsqrt_rn`; `sqrt` is the
-    fast one (`sqrt.approx.f32`), as in Triton."""
-    from ..libdevice.table import FUNCTIONS
-    versions = {v.args: (v.symbol, v.result) for v in FUNCTIONS["sqrt_rn"]}
-    return tensor(_extern.call("sqrt_rn", versions, [_operand(x)]))
+    """The square root rounded to nearest (IEEE), libdevice's; `sqrt` is the fast one, as in Triton."""
+    return tensor(_extern.libdevice("sqrt_rn", [_operand(x)]))
 
 
 @builtin(method=True)

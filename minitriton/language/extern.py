@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import DType, Value
+from ..libdevice.table import FUNCTIONS, Variant
 from . import semantic
 from .semantic import SemanticError, Weak
 
@@ -41,6 +42,15 @@ def _is_16bit_float(dtype: DType) -> bool:
 
 
 # --8<-- [start:call]
+def versions_of(variants: tuple[Variant, ...]) -> Versions:
+    return {v.args: (v.symbol, v.result) for v in variants}
+
+
+def libdevice(name: str, args: list) -> Value:
+    """libdevice's function `name` (`tl.extra.libdevice.name`) of `args`."""
+    return call(f"libdevice.{name}", versions_of(FUNCTIONS[name]), args)
+
+
 def call(name: str, versions: Versions, args: list, libpath: str = "") -> Value:
     """`name(*args)`, element by element, with the version of the function the dtypes pick."""
     exact = tuple(python_number_dtype(a.value) if isinstance(a, Weak) else a.dtype for a in args)

@@ -16,7 +16,7 @@ from ..semantic import SemanticError
 
 
 def _function(name: str, variants: tuple[Variant, ...]):
-    versions = {v.args: (v.symbol, v.result) for v in variants}
+    versions = extern.versions_of(variants)
     arity = len(variants[0].args)
     signature = inspect.Signature([inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
                                    for i in range(arity)])
