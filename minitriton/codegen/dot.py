@@ -449,8 +449,6 @@ def _wgmma_wait(lw: Lowering, op, acc):
         result = lw.asm(ll.LiteralStructType([regs[0].type] * len(regs)), text, constraints, regs)
         out += [lw.b.extract_value(result, i) for i in range(len(regs))]
     return out
-
-
 # --8<-- [end:wgmma]
 
 

@@ -168,7 +168,7 @@ def swap_tf32_operands(fn: ir.Function, num_warps: int, arch: str, vectors: dict
     from registers in any major (the RS form, read from an N-major ring), and A^T a K-major B
     when A's rows run along K. So dot(a, b, acc) becomes trans(dot(trans(b), trans(a),
     trans(acc))): the transposes move nothing (their layouts are their operands' permuted,
-    `layout.permute_layout`), and a loop carries the accumulator transposed."""
+    `passes/layout.permute_layout`), and a loop carries the accumulator transposed."""
     replaced: dict[int, ir.Value] = {}
 
     def visit(block: ir.Block) -> None:
