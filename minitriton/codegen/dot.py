@@ -64,8 +64,7 @@ def _mma(lw: Lowering, op, a, b, acc):
             "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};")
     accumulator = _accumulator_constraint(cv)
     constraints = f"={accumulator},={accumulator},={accumulator},={accumulator},r,r,r,r,r,r,0,1,2,3"
-    # tf32: one fp32 per operand register, its bits as they are (the tensor core cuts them)
-    words = _pack if k_width > 1 else (lambda lw, values: [lw.b.bitcast(x, i32) for x in values])
+    words = _pack if k_width > 1 else _fp32_words
     out = list(acc)
     k_tiles = av.shape[1] // k_step
     for (mi, ni), c_regs in c_tiles.items():
@@ -90,6 +89,11 @@ def _accumulator_constraint(acc: ir.Value) -> str:
 def _fragments(offsets, size: int, tile_of) -> dict:
     """Group a thread's registers into instruction fragments of `size`, keyed by their tile."""
     return {tile_of(offsets[start]): list(range(start, start + size)) for start in range(0, len(offsets), size)}
+
+
+def _fp32_words(lw: Lowering, values: list) -> list:
+    """tf32 operand registers: one fp32 each, its bits as they are (the tensor core cuts them)."""
+    return [lw.b.bitcast(x, i32) for x in values]
 
 
 def _pack(lw: Lowering, values: list) -> list:
@@ -400,7 +404,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
         # 8 16-bit elements (four words) of a k16 step, or 4 fp32 of a tf32 k8 step
         a_tiles = _fragments(av.layout.register_offsets(av.shape), 4 * av.layout.k_width,
                              lambda o: (o[0] // (16 * warps_m), o[1] // k_step))
-        words = _pack if av.layout.k_width > 1 else (lambda lw, values: [lw.b.bitcast(x, i32) for x in values])
+        words = _pack if av.layout.k_width > 1 else _fp32_words
     # every operand register is made before the fence: one written after it, between two wgmmas,
     # makes ptxas fence again there (its "warpgroup.arrive is injected" note)
     operands = {}

@@ -161,6 +161,7 @@ class PermutedLayout(DistributedLayout):
         return tuple(vector[p] for p in self.perm)
 
     def _parent_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        shape = self.check_shape(shape)
         parent = [0] * len(shape)
         for d, p in enumerate(self.perm):
             parent[p] = shape[d]
@@ -189,16 +190,16 @@ class PermutedLayout(DistributedLayout):
 
     # the parent's registers, in the parent's numbering, whatever its repeats are
     def register_bases(self, shape: Sequence[int]) -> list[Index]:
-        return [self._pick(b) for b in self.parent.register_bases(self._parent_shape(self.check_shape(shape)))]
+        return [self._pick(b) for b in self.parent.register_bases(self._parent_shape(shape))]
 
     def lane_bases(self, shape: Sequence[int]) -> list[Index]:
-        return [self._pick(b) for b in self.parent.lane_bases(self._parent_shape(self.check_shape(shape)))]
+        return [self._pick(b) for b in self.parent.lane_bases(self._parent_shape(shape))]
 
     def warp_bases(self, shape: Sequence[int]) -> list[Index]:
-        return [self._pick(b) for b in self.parent.warp_bases(self._parent_shape(self.check_shape(shape)))]
+        return [self._pick(b) for b in self.parent.warp_bases(self._parent_shape(shape))]
 
     def elements(self, warp: int, lane: int, shape: Sequence[int]) -> list[Index]:
-        held = self.parent.elements(warp, lane, self._parent_shape(self.check_shape(shape)))
+        held = self.parent.elements(warp, lane, self._parent_shape(shape))
         return [self._pick(index) for index in held]
 # --8<-- [end:permuted]
 

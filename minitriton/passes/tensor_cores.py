@@ -144,8 +144,8 @@ def mma_layouts(dot: ir.Op, num_warps: int, arch: str = "sm_80", a_layout=None, 
         b_shared = SharedOperandLayout(1, mma, b_k_major)
         if wgmma_in_registers(dot, a_layout, num_warps, b_k_major):
             return DotOperandLayout(0, mma, MMA_K_WIDTH[kind]), b_shared, mma
-        if a.dtype.bits == 32 and isinstance(a_layout, (BlockedLayout, PermutedLayout)) and a_layout.order[0] == 0 \
-                and wgmma_fits(dot, num_warps, registers=True):
+        down_columns = isinstance(a_layout, (BlockedLayout, PermutedLayout)) and a_layout.order[0] == 0
+        if a.dtype.bits == 32 and down_columns and wgmma_fits(dot, num_warps, registers=True):
             return DotOperandLayout(0, mma, 1), b_shared, mma  # tf32 A down its columns: from registers
         a_m_major = m_contiguous(dot, a_layout)
         if wgmma_fits(dot, num_warps, b_k_major=b_k_major, a_m_major=a_m_major):
