@@ -1,0 +1,13 @@
+"""Exercise 4.6, wrong on purpose: `order` is permuted like the other fields, so it lists x's
+dimension numbers in the result's places instead of renaming them.
+
+The tests must catch it (tests/test_exercises.py checks that they do). The task is in
+exercises/04_layouts/ex6_transposed_layout.py.
+"""
+from minitriton.layouts import BlockedLayout
+
+
+def transposed_layout(layout: BlockedLayout, perm: tuple[int, ...]) -> BlockedLayout:
+    along = lambda field: tuple(field[e] for e in perm)
+    return BlockedLayout(along(layout.size_per_thread), along(layout.threads_per_warp),
+                         along(layout.warps_per_cta), along(layout.order))
