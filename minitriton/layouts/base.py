@@ -273,3 +273,16 @@ class DistributedLayout:
         return sorted(owners)
     # --8<-- [end:owner]
 
+
+
+class DerivedLayout(DistributedLayout):
+    """A layout made from a parent's (a slice, a transposed view, an mma operand's fragments): it
+    stores no per-dimension counts, so they are counted from its bases."""
+
+    @property
+    def threads_per_warp(self) -> tuple[int, ...]:
+        return self._per_dim(self._lane_bases())
+
+    @property
+    def warps_per_cta(self) -> tuple[int, ...]:
+        return self._per_dim(self._warp_bases())

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..exercise_hooks import replaceable
-from .base import DistributedLayout, Index, _bits, _check_pow2, _delinearize, _fmt, _tuple_fields
+from .base import DerivedLayout, DistributedLayout, Index, _bits, _check_pow2, _delinearize, _fmt, _tuple_fields
 
 
 # --8<-- [start:blocked]
@@ -81,7 +81,7 @@ class BlockedLayout(DistributedLayout):
 
 # --8<-- [start:slice]
 @dataclass(frozen=True)
-class SliceLayout(DistributedLayout):
+class SliceLayout(DerivedLayout):
     """The layout of a reduction along `dim` of a `parent`-laid tile: the shape loses `dim`, the
     lanes and warps that spanned it now hold copies of the same result."""
 
@@ -107,14 +107,6 @@ class SliceLayout(DistributedLayout):
     def order(self) -> tuple[int, ...]:
         return tuple(d - (d > self.dim) for d in self.parent.order if d != self.dim)
 
-    @property
-    def threads_per_warp(self) -> tuple[int, ...]:
-        return self._per_dim(self._lane_bases())
-
-    @property
-    def warps_per_cta(self) -> tuple[int, ...]:
-        return self._per_dim(self._warp_bases())
-
     def _tile_register_bases(self) -> list[Index]:
         # A thread's registers along `dim` were folded into one by the reduction.
         return [self._drop(b) for b in self.parent._tile_register_bases() if not b[self.dim]]
@@ -138,7 +130,7 @@ class SliceLayout(DistributedLayout):
 
 # --8<-- [start:permuted]
 @dataclass(frozen=True)
-class PermutedLayout(DistributedLayout):
+class PermutedLayout(DerivedLayout):
     """The layout of `trans(x, perm)` for x laid out in `parent`, whatever kind that is: every
     element stays in the thread and register that held it, so its dimension d is the parent's
     `perm[d]` (a basis b of the parent is `b[perm[0]], b[perm[1]], ...` here). A transposed mma
@@ -170,14 +162,6 @@ class PermutedLayout(DistributedLayout):
     @property
     def order(self) -> tuple[int, ...]:
         return tuple(self.perm.index(d) for d in self.parent.order)
-
-    @property
-    def threads_per_warp(self) -> tuple[int, ...]:
-        return self._per_dim(self._lane_bases())
-
-    @property
-    def warps_per_cta(self) -> tuple[int, ...]:
-        return self._per_dim(self._warp_bases())
 
     def _tile_register_bases(self) -> list[Index]:
         return [self._pick(b) for b in self.parent._tile_register_bases()]

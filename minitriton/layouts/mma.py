@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .base import DistributedLayout, Index, _bits, _check_pow2, _fmt, _log2, _tuple_fields
+from .base import DerivedLayout, DistributedLayout, Index, _bits, _check_pow2, _fmt, _log2, _tuple_fields
 from .blocked import BlockedLayout
 
 
@@ -95,7 +95,7 @@ class MmaLayout(DistributedLayout):
 
 
 @dataclass(frozen=True)
-class DotOperandLayout(DistributedLayout):
+class DotOperandLayout(DerivedLayout):
     """The A (`op_idx` 0, M x K) or B (`op_idx` 1, K x N) fragments of `mma.sync` for a `parent`
     accumulator. `k_width` elements along K share one 32-bit register: 2 for 16-bit types
     (m16n8k16), 1 for tf32 (m16n8k8), 4 for 8-bit types (m16n8k32). Register r holds one
@@ -121,14 +121,6 @@ class DotOperandLayout(DistributedLayout):
     @property
     def order(self) -> tuple[int, ...]:
         return (1, 0) if self.op_idx == 0 else (0, 1)  # K varies fastest
-
-    @property
-    def threads_per_warp(self) -> tuple[int, ...]:
-        return self._per_dim(self._lane_bases())
-
-    @property
-    def warps_per_cta(self) -> tuple[int, ...]:
-        return self._per_dim(self._warp_bases())
 
     def _k_dim(self) -> int:
         return 1 - self.op_idx
