@@ -237,6 +237,39 @@ def test_wgmma_operands_stay_live_until_the_dot_reads_them(fresh_cache):
     assert a1 <= b0 or b1 <= a0, "A and B share bytes while the dot reads both"
 
 
+# ------------------------------------------------------------------------- a conversion's padded rows
+
+def test_an_accumulator_stored_row_major_meets_in_four_banks():
+    """A warp's store of one register of an mma accumulator covers 8 rows, 4 lanes a row: with rows of
+    512 bytes, all in the same 4 banks (8 passes); a 16-byte pad puts each row 4 banks further on
+    (1 pass). The 16-byte reads of the blocked side pass as often either way."""
+    from minitriton.layouts import MmaLayout, default_blocked
+    from minitriton.passes.geometry import bank_passes
+    shape, plain, padded = (128, 256), (256, 1), (264, 1)
+    mma = MmaLayout((8, 1), version=3, instr_shape=(16, 256))
+    registers = len(set(map(tuple, mma.register_offsets(shape))))
+    assert bank_passes(mma, shape, plain, 2) == 8 * registers
+    assert bank_passes(mma, shape, padded, 2) == registers
+    blocked = default_blocked(shape, 8, size_per_thread=(1, 8))
+    assert bank_passes(blocked, shape, plain, 2) == bank_passes(blocked, shape, padded, 2)
+
+
+def test_the_epilogue_conversion_pads_its_rows(fresh_cache):
+    """The tutorial matmul's epilogue (128 x 256 fp16 on 8 warps) writes rows 264 elements apart: a
+    thread's stores 8 rows apart are 8 x 528 bytes apart, and the buffer holds 128 such rows."""
+    import re
+
+    a = aligned(1024 * 1024, np.float16).reshape(1024, 1024)
+    kernel = matmul_kernel.warmup(a, a, a, 1024, 1024, 1024, 1024, 1, 1024, 1, 1024, 1, BLOCK_SIZE_M=128,
+                                  BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, ACTIVATION="", num_warps=8,
+                                  num_stages=3, grid=(1,), target="sm_90a")
+    convert = [line for line in kernel.asm["layout"].splitlines()
+               if "convert_layout" in line and "tile<128x256xf16>" in line and "smem_bytes" in line]
+    assert len(convert) == 1 and f"smem_bytes={128 * 528}" in convert[0], convert
+    offsets = {int(x) for x in re.findall(r"st\.shared\.b32 \t\[%r\w+\+(\d+)\]", kernel.asm["ptx"])}
+    assert 8 * 528 in offsets and 8 * 512 not in offsets
+
+
 # ------------------------------------------------------------------------- dot on CUDA cores (fp32)
 
 @pytest.mark.parametrize("num_warps, worst", [(4, 2), (8, 1)])

@@ -13,12 +13,12 @@ from llvmlite import ir as ll
 
 from .. import ir
 from ..layouts import DotOperandLayout, MmaLayout, SharedOperandLayout, fma_operand_swizzle
-from ..passes.geometry import WgmmaOperand
+from ..passes.geometry import WgmmaOperand, row_major
 from ..passes.tensor_cores import PTX_TYPES, mma_operand_type
 from .elementwise import cast_register
 from .lowering import Lowering, i16, i32, ll_type
 from .operands import tf32, wgmma_descriptor
-from .shared import dotted, element_ptrs, read, row_major, shared_at, storage_type, write
+from .shared import dotted, element_ptrs, read, shared_at, storage_type, write
 
 
 def _dot(lw: Lowering, op, a, b, acc):

@@ -10,8 +10,9 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
+from ..passes.geometry import row_major
 from .lowering import Lowering, i32, i64
-from .shared import dotted, element_ptrs, read, row_major, shared_at, write
+from .shared import dotted, element_ptrs, read, shared_at, write
 
 
 def _as_i32(lw: Lowering, value, dtype: ir.DType):

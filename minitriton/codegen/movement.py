@@ -13,11 +13,11 @@ from llvmlite import ir as ll
 
 from .. import ir
 from ..passes.geometry import (component_offsets, components, drop, index_map, ldmatrix_operand, reduce_partials,
-                               register_map)
+                               register_map, row_major)
 from .elementwise import apply
 from .lowering import Lowering, f32, f64, i32, i64
 from .operands import to_mma_operand
-from .shared import dotted, element_ptrs, read, row_major, shared_at, through_shared, write
+from .shared import dotted, element_ptrs, read, shared_at, through_shared, write
 
 
 def _move(lw: Lowering, op, x):

@@ -12,21 +12,13 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from .. import ir
-from ..passes.geometry import conversion_rounds
+from ..passes.geometry import conversion_rounds, conversion_strides, row_major
 from .lowering import Lowering, i8, i32, ll_type
 
 
 def storage_type(dtype: ir.DType) -> ll.Type:
     """How a register of `dtype` is stored: as itself, but a boolean as a byte."""
     return i8 if dtype.is_bool() else ll_type(dtype)
-
-
-def row_major(shape) -> list[int]:
-    strides, stride = [], 1
-    for s in reversed(shape):
-        strides.insert(0, stride)
-        stride *= s
-    return strides
 
 
 def dotted(lw: Lowering, index: list, strides) -> ll.Value:
@@ -135,7 +127,7 @@ def through_shared(lw: Lowering, op, registers, src: ir.Value, dst_layout, dst_s
     source shape, wait at a barrier, read each needed element from `to_src(index)`. A big
     conversion goes in rounds (`conversion_rounds`), a band of rows at a time through a buffer
     of one band: each register's band is known at compile time."""
-    dtype, strides = src.dtype, row_major(src.shape)
+    dtype, strides = src.dtype, conversion_strides(op)
     rounds = conversion_rounds(op)  # more than 1 only for a convert_layout: to_src is the identity
     band = src.shape[0] // rounds
     written_band, read_band = [[o[0] // band if rounds > 1 else 0 for o in layout.register_offsets(shape)]

@@ -11,6 +11,7 @@ Chapter: 06-shared-memory.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .. import ir
@@ -272,8 +273,10 @@ def conversion_rounds(op: ir.Op) -> int:
     R or more apart. (Triton converts a big tile in repetitions of its layouts' tiles the same
     way, so a 256 x 256 fp32 conversion needs 64 KB at a time, not 256.)"""
     src, dst = op.operands[0], op.result
-    total = src.type.numel * src.dtype.itemsize
-    if op.name != "convert_layout" or total <= ROUND_BYTES or not src.type.is_tile:
+    if not _row_major_conversion(op):
+        return 1
+    total = src.shape[0] * conversion_strides(op)[0] * src.dtype.itemsize  # padded rows
+    if total <= ROUND_BYTES:
         return 1
     rows, sides = src.shape[0], ((src.layout, src.shape), (dst.layout, dst.shape))
     threads = [b[0] for layout, shape in sides
@@ -288,6 +291,58 @@ def conversion_rounds(op: ir.Op) -> int:
 # --8<-- [end:rounds]
 
 
+# --8<-- [start:padding]
+def conversion_strides(op: ir.Op) -> list[int]:
+    """The element strides of a convert_layout's tile in its buffer: row-major, each row padded by
+    16 bytes where that spreads a warp's accesses over more banks. A bank is 4 bytes wide and
+    there are 32, so the rows of a 256-element fp16 tile all start in bank 0: the eight rows of an
+    mma accumulator that a warp stores at once (four lanes a row) meet in four banks, and each
+    store takes 8 passes. A row 16 bytes longer starts 4 banks further on, and the store takes 1.
+    Padding in 16 bytes keeps every row's 16-byte vectors aligned."""
+    src, dst = op.operands[0], op.result
+    strides = row_major(src.shape)
+    if not _row_major_conversion(op) or len(src.shape) < 2:
+        return strides
+    size = max(src.dtype.itemsize, 1)
+    padded = row_major([*src.shape[:-1], src.shape[-1] + 16 // size])
+    padded[-1] = 1
+    cost = lambda s: (bank_passes(src.layout, tuple(src.shape), tuple(s), size)  # noqa: E731
+                      + bank_passes(dst.layout, tuple(dst.shape), tuple(s), size))
+    return padded if cost(padded) < cost(strides) else strides
+
+
+def _row_major_conversion(op: ir.Op) -> bool:
+    """A convert_layout whose tile goes through its buffer row-major (`codegen.shared.through_shared`),
+    not into a tensor-core operand's own layout (`ldmatrix_operand`), which takes no rounds or pads."""
+    return op.name == "convert_layout" and op.operands[0].type.is_tile and ldmatrix_operand(op) is None
+
+
+@functools.cache
+def bank_passes(layout, shape: tuple, strides: tuple, size: int) -> int:
+    """The passes through shared memory's 32 banks that warp 0 makes to access each of its
+    registers' elements at `strides` (one register at a time, over the 32 lanes): for each
+    register, the most distinct 4-byte words that fall in one bank. A sum over registers, to
+    compare two ways of laying a tile out."""
+    lanes = [layout.lane_offset(lane, shape) for lane in range(32)]
+    total = 0
+    for offset in dict.fromkeys(map(tuple, layout.register_offsets(shape))):
+        words = {sum((o ^ l) * stride for o, l, stride in zip(offset, lane, strides)) * size // 4 for lane in lanes}
+        banks: dict[int, int] = {}
+        for word in words:
+            banks[word % 32] = banks.get(word % 32, 0) + 1
+        total += max(banks.values())
+    return total
+
+
+def row_major(shape) -> list[int]:
+    strides, stride = [], 1
+    for extent in reversed(shape):
+        strides.insert(0, stride)
+        stride *= extent
+    return strides
+# --8<-- [end:padding]
+
+
 # --8<-- [start:scratch]
 def scratch_bytes(op: ir.Op) -> int:
     """Bytes of shared memory an op needs while it runs (0 when it stays in registers)."""
@@ -300,7 +355,9 @@ def scratch_bytes(op: ir.Op) -> int:
         if not src.type.is_tile or register_map(src.layout, src.shape, op.result.layout, op.result.shape,
                                                 index_map(op)) is not None:
             return 0
-        return src.type.numel * src.dtype.itemsize // conversion_rounds(op)
+        if _row_major_conversion(op):  # its rows padded
+            return src.shape[0] * conversion_strides(op)[0] * src.dtype.itemsize // conversion_rounds(op)
+        return src.type.numel * src.dtype.itemsize
     if name == "reduce":
         return reduce_scratch_bytes(op)
     if name in ("atomic", "atomic_cas"):
