@@ -14,6 +14,8 @@ tensor map (`driver.encode_tensormap`). The checks here:
   (sm_80, a descriptor made in the kernel, NaN padding);
 - the launcher's parameter buffer with a tensor map in it.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -305,13 +307,23 @@ def test_a_tma_ring_beside_a_cp_async_ring(device):
 
 
 @pytest.mark.no_ptx
-def test_a_loop_with_both_rings_waits_for_both_and_keeps_the_extra_slot():
+@pytest.mark.parametrize("block_n, slots, meets_after_wait", [(256, 4, False), (128, 3, True)])
+def test_a_loop_with_both_rings_waits_for_both_and_keeps_the_extra_slot_where_it_is_free(block_n, slots,
+                                                                                            meets_after_wait):
+    """A cp.async ring beside a TMA ring, in 3 stages: the ring needs a slot more for the wgmma still
+    reading the last stage, unless that slot would cost a block of the SM. At 64 x 256 x 64 (40 KB a
+    slot) one block fits with 4 slots or 3: the slot stays. At 64 x 128 x 64 (24 KB a slot) 4 slots
+    let two blocks run and 3 let three: the ring keeps 3, and the threads meet after the wgmma wait,
+    before the copies refill the stage it read."""
     a, b = aligned((256, 256), np.float16), aligned((256, 256), np.float16)
     kernel = mixed_matmul_kernel.warmup(TensorDescriptor.from_tensor(a, [64, 64]), b, aligned((256, 256), np.float32),
-                                        256, 256, 256, BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, grid=(1,),
+                                        256, 256, 256, BLOCK_M=64, BLOCK_N=block_n, BLOCK_K=64, grid=(1,),
                                         target="sm_90a", num_stages=3)
     ptx, text = kernel.asm["ptx"], kernel.asm["layout"]
     assert copies(ptx) == 3 and "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1" in ptx
     assert "mbarrier.try_wait.parity" in ptx
-    # 4 slots each (3 stages and the one the running wgmma needs): A 8 KB a slot, B 16 KB
-    assert "ring0: 65536, ring1: 32768" in text or "ring0: 32768, ring1: 65536" in text
+    buffers = re.search(r"shared_buffers=\{([^}]*)\}", text).group(1)
+    rings = sorted(int(n) for n in re.findall(r"ring\d: (\d+)", buffers))
+    assert rings == sorted([slots * 64 * 64 * 2, slots * 64 * block_n * 2])  # A 8 KB a slot, B 16 or 32 KB
+    after_wait = ptx[ptx.index("wgmma.wait_group.sync.aligned 1"):]
+    assert ("bar.sync" in after_wait[:after_wait.index("cp.async.cg")]) == meets_after_wait

@@ -211,15 +211,31 @@ class Pipeliner:
 
     def fitting_stages(self, stages: int, extra_slot: bool, per_slot: int, pairs, body: ir.Block) -> int:
         """`stages`, or fewer where the rings would not fit in the block's shared memory beside the
-        scratch the rest of the body needs: as many as fit (Triton's rings, a slot smaller for
-        wgmma, fit where these would not; the kernel then runs, not fails)."""
+        scratch the rest of the body needs: as many as fit (the kernel then runs, not fails)."""
         if self.shared_limit is None:
             return stages
-        replaced = {id(user) for _, user, _ in pairs}
-        others = sum(scratch_bytes(op) for op in ir.walk_block(body) if id(op) not in replaced)
+        others = self.other_scratch(pairs, body)
         while stages >= 2 and (stages + extra_slot) * per_slot + others > self.shared_limit:
             stages -= 1
         return stages
+
+    def other_scratch(self, pairs, body: ir.Block) -> int:
+        """The shared memory the loop's body needs besides the rings."""
+        replaced = {id(user) for _, user, _ in pairs}
+        return sum(scratch_bytes(op) for op in ir.walk_block(body) if id(op) not in replaced)
+
+    # --8<-- [start:slot]
+    def slot_costs_blocks(self, stages: int, per_slot: int, pairs, body: ir.Block) -> bool:
+        """Whether a ring slot more (`stages` + 1 slots) leaves room for fewer blocks on one SM than
+        `stages` slots do. A block's shared memory comes out of the SM's (the block limit and the
+        1 KB each block reserves): 4 slots of 32 KB let one 128 x 128 x 64 fp16 matmul block run on
+        an H100's SM, 3 slots let two."""
+        if self.shared_limit is None:
+            return False
+        others, sm = self.other_scratch(pairs, body), self.shared_limit + 1024
+        blocks = lambda slots: sm // (slots * per_slot + others + 1024)  # noqa: E731
+        return blocks(stages + 1) < blocks(stages)
+    # --8<-- [end:slot]
 
     # --8<-- [start:loop]
     def loop(self, loop: ir.Op, out: list[ir.Op]) -> bool:
@@ -265,20 +281,26 @@ class Pipeliner:
         loc = loop.loc
         # wgmma runs asynchronously: each iteration waits only for the one before it, so a stage may
         # still be read while the next is being computed. With cp.async copies, whose threads meet
-        # at a barrier at the top of each iteration, the ring needs one slot more (below). With TMA
-        # copies alone, the threads meet just before the one that issues the copies: by then every
-        # warpgroup has waited for the previous iteration's wgmma, and its stage is free.
+        # at a barrier at the top of each iteration, the ring needs one slot more (below); or, where
+        # that slot would cost the SM a block (`slot_costs_blocks`), the threads meet a second time,
+        # after the wait, as Triton's do. With TMA copies alone, the threads meet just before the one
+        # that issues the copies: by then every warpgroup has waited for the previous iteration's
+        # wgmma, and its stage is free.
         tma_only = all(copies)
         # (a wgmma's: B read from its ring where it lies, A too or out of its ring into registers)
         wgmma = _async_dot(parts, pairs) if all(isinstance(sh, WgmmaOperand) or isinstance(user.result.layout,
                                                 DotOperandLayout) for _, user, sh in pairs) else None
         if wgmma is not None and not isinstance(wgmma[0].operands[1].layout, SharedOperandLayout):
             wgmma = None  # mma.sync: synchronous
+        rs = wgmma is not None and isinstance(wgmma[0].operands[0].layout, DotOperandLayout)
         extra_slot = wgmma is not None and not tma_only
         stage_bytes = [load.result.type.numel * load.result.dtype.itemsize for load, _, _ in pairs]
         stages = self.fitting_stages(stages, extra_slot, sum(stage_bytes), pairs, body)
         if stages < 2:
             return False
+        # (an RS wgmma is waited for only at the next iteration's top: it keeps its slot)
+        meet_after_wait = extra_slot and not rs and self.slot_costs_blocks(stages, sum(stage_bytes), pairs, body)
+        extra_slot = extra_slot and not meet_after_wait
         slots = stages + extra_slot
         # Buffers: one ring of `slots` tiles per pipelined operand; with TMA copies, an mbarrier
         # per slot too, which counts the bytes landing in it.
@@ -348,7 +370,6 @@ class Pipeliner:
         # after it, the loop's end and the meeting above, and is waited for here, before they
         # are written again (`deferred`). A wgmma reading only shared memory runs on until the
         # next one is issued (`pending` 1).
-        rs = wgmma is not None and isinstance(wgmma[0].operands[0].layout, DotOperandLayout)
         if rs:
             acc = carried[wgmma[1]]
             replace[id(acc)] = _emit(ops, "wgmma_wait", [acc], layout=acc.layout, loc=loc, buffers=[])
@@ -367,8 +388,8 @@ class Pipeliner:
                 op.operands = [replace.get(id(v), v) for v in op.operands]
                 _replace_in_regions(op, replace)
                 ops.append(op)
-        if tma_only:  # every warp is done with the stage the copies refill (and with its mbarrier's phase)
-            _emit(ops, "barrier", [])
+        if tma_only or meet_after_wait:  # every warp is done with the stage the copies refill (and with
+            _emit(ops, "barrier", [])  # its mbarrier's phase)
         index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
         mapping = {id(iv): index, **{id(carried[i]): a for i, a in zip(involved, new_args)}}
         next_ahead = issue(mapping, index, write_stage, ops)
