@@ -326,7 +326,8 @@ def bank_passes(layout, shape: tuple, strides: tuple, size: int) -> int:
     lanes = [layout.lane_offset(lane, shape) for lane in range(32)]
     total = 0
     for offset in dict.fromkeys(map(tuple, layout.register_offsets(shape))):
-        words = {sum((o ^ l) * stride for o, l, stride in zip(offset, lane, strides)) * size // 4 for lane in lanes}
+        elements = [sum((o ^ l) * stride for o, l, stride in zip(offset, lane, strides)) for lane in lanes]
+        words = {element * size // 4 for element in elements}
         banks: dict[int, int] = {}
         for word in words:
             banks[word % 32] = banks.get(word % 32, 0) + 1
