@@ -305,7 +305,6 @@ def conversion_strides(op: ir.Op) -> list[int]:
         return strides
     size = max(src.dtype.itemsize, 1)
     padded = row_major([*src.shape[:-1], src.shape[-1] + 16 // size])
-    padded[-1] = 1
     cost = lambda s: (bank_passes(src.layout, tuple(src.shape), tuple(s), size)  # noqa: E731
                       + bank_passes(dst.layout, tuple(dst.shape), tuple(s), size))
     return padded if cost(padded) < cost(strides) else strides
@@ -333,6 +332,7 @@ def bank_passes(layout, shape: tuple, strides: tuple, size: int) -> int:
             banks[word % 32] = banks.get(word % 32, 0) + 1
         total += max(banks.values())
     return total
+# --8<-- [end:padding]
 
 
 def row_major(shape) -> list[int]:
@@ -341,7 +341,6 @@ def row_major(shape) -> list[int]:
         strides.insert(0, stride)
         stride *= extent
     return strides
-# --8<-- [end:padding]
 
 
 # --8<-- [start:scratch]
