@@ -370,6 +370,7 @@ def backend_ir(kernel, *args, **kwargs) -> BackendIR:
     from minitriton.passes.coalesce import coalesce
     from minitriton.passes.layout import assign_layouts
     from minitriton.passes.pipeline import pipeline
+    from minitriton.passes.prefetch import prefetch
     from minitriton.passes.shared import assign_shared
     from minitriton.passes.simplify import simplify
 
@@ -383,6 +384,7 @@ def backend_ir(kernel, *args, **kwargs) -> BackendIR:
     fn = simplify(generate(kernel, specs, constexprs))
     assign_layouts(fn, num_warps, coalesce(fn, num_warps))
     pipeline(fn, num_stages)
+    prefetch(fn, num_stages, num_warps)
     buffers = assign_shared(fn)
     ops = list(fn.walk())
     position = {id(op): i for i, op in enumerate(ops)}

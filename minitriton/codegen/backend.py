@@ -21,6 +21,7 @@ from ..passes.barriers import insert_barriers
 from ..passes.coalesce import coalesce
 from ..passes.layout import assign_layouts
 from ..passes.pipeline import pipeline
+from ..passes.prefetch import prefetch
 from ..passes.shared import assign_shared
 from ..specialize import NoStableKey, key_json
 from . import link, llvm, ptx, toolkit
@@ -71,6 +72,7 @@ class CUDABackend:
             assign_layouts(fn, options.num_warps, vectors, arch)
             warn_of_long_straight_lines(fn, options.num_warps)
             pipeline(fn, options.num_stages, arch)
+            prefetch(fn, options.num_stages, options.num_warps)
             assign_shared(fn)
             insert_barriers(fn)
             asm["layout"] = ir.print_function(fn)

@@ -103,7 +103,7 @@ def _run(ptrs: ir.Value, shared=None, transposed: bool = False) -> int:
     return min(layout.contig_per_thread(ptrs.shape), 128 // ptrs.dtype.pointee.bits)
 
 
-def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[ir.Op] | None:
+def slice_of(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[ir.Op] | None:
     """The body's ops that compute `values` (in program order), or None if one has an effect.
     With `loads`, plain loads may be among them (an index read from memory: a gathered row's
     number, a block table's entry), and are cloned like the arithmetic."""
@@ -121,13 +121,13 @@ def _slice(values: list[ir.Value], body: ir.Block, loads: bool = False) -> list[
     return [op for op in body.ops if id(op) in needed]
 
 
-def _writes_memory(op: ir.Op) -> bool:
+def writes_memory(op: ir.Op) -> bool:
     writes = ("store", "atomic", "atomic_cas")
     return op.name in writes or (op.name == "inline_asm" and not op.attrs.get("pure"))
 
 
 # --8<-- [start:clone]
-def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range: ir.Value) -> None:
+def clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_range: ir.Value) -> None:
     """Append copies of `ops` to `out`, reading `mapping[old value]` where given. A load among
     them reads only while `in_range` (the iteration it is for exists): past the loop's end its
     addresses may point anywhere."""
@@ -135,10 +135,10 @@ def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_
         operands = [mapping.get(id(v), v) for v in op.operands]
         if op.name == "load":
             ptrs = operands[0]
-            ok = _emit(out, "splat", [in_range], layout=ptrs.layout, shape=ptrs.shape) \
+            ok = emit(out, "splat", [in_range], layout=ptrs.layout, shape=ptrs.shape) \
                 if ptrs.type.is_tile else in_range
             if len(operands) > 1:
-                ok = _emit(out, "and", [operands[1], ok], layout=ptrs.layout)
+                ok = emit(out, "and", [operands[1], ok], layout=ptrs.layout)
             operands = [ptrs, ok] + operands[2:]
         new = ir.Op(op.name, operands, [], dict(op.attrs), [], op.loc)
         new.results = [ir.Value(r.type, new, layout=r.layout) for r in op.results]
@@ -148,7 +148,7 @@ def _clone(ops: list[ir.Op], mapping: dict[int, ir.Value], out: list[ir.Op], in_
 # --8<-- [end:clone]
 
 
-def _drop_unread(ops: list[ir.Op], candidates: set[int]) -> None:
+def drop_unread(ops: list[ir.Op], candidates: set[int]) -> None:
     """Remove from `ops` those of `candidates` (the ops that computed the pipelined loads'
     addresses, now computed ahead) whose results nothing reads any more: a load among them would
     otherwise stay, as loads are never dead code."""
@@ -162,15 +162,15 @@ def _drop_unread(ops: list[ir.Op], candidates: set[int]) -> None:
             ops.remove(op)
 
 
-def _emit(out: list[ir.Op], name: str, operands: list[ir.Value], layout=None, loc=None, **attrs) -> ir.Value:
+def emit(out: list[ir.Op], name: str, operands: list[ir.Value], layout=None, loc=None, **attrs) -> ir.Value:
     op = ir.Op(name, operands, [], attrs, [], loc)
     op.results = [ir.Value(t, op, layout=layout) for t in ir.OPS[name](name, operands, attrs)]
     out.append(op)
     return op.results[0] if op.results else None
 
 
-def _constant(out, value: int, dtype=ir.int32) -> ir.Value:
-    return _emit(out, "constant", [], value=value, dtype=dtype)
+def constant(out, value: int, dtype=ir.int32) -> ir.Value:
+    return emit(out, "constant", [], value=value, dtype=dtype)
 
 
 class Pipeliner:
@@ -266,10 +266,10 @@ class Pipeliner:
         address_values = [v for (load, _, _), tma in zip(pairs, copies)
                           for v in (load.operands[3:] if tma else load.operands[:2])]
         # an index may be read from memory, if nothing in the loop writes memory
-        reads_only = not any(_writes_memory(op) for op in ir.walk_block(body))
+        reads_only = not any(writes_memory(op) for op in ir.walk_block(body))
         involved: list[int] = []
         while True:
-            slice_ops = _slice(address_values + [yields[i] for i in involved], body, loads=reads_only)
+            slice_ops = slice_of(address_values + [yields[i] for i in involved], body, loads=reads_only)
             if slice_ops is None:
                 return False
             used = {id(v) for op in slice_ops for v in op.operands} | {id(v) for v in address_values}
@@ -318,38 +318,38 @@ class Pipeliner:
             for (load, _, _), tma in zip(pairs, copies):
                 if tma:
                     self.fn.attrs.setdefault("tensormaps", {})[load.attrs["descriptor"]] = tensormap(load, tma)
-            _emit(out, "mbarrier_init", [], buffer=barriers, count=slots)
+            emit(out, "mbarrier_init", [], buffer=barriers, count=slots)
         copied_bytes = sum(b for b, tma in zip(stage_bytes, copies) if tma)
 
         def issue(mapping, index_value, stage_value, dest):
             """Copy the tiles of the iteration `index_value` (addresses from `mapping`) into a stage."""
-            in_range = _emit(dest, "cmp", [index_value, ub], predicate="lt")
-            _clone(slice_ops, mapping, dest, in_range)
+            in_range = emit(dest, "cmp", [index_value, ub], predicate="lt")
+            clone(slice_ops, mapping, dest, in_range)
             if barriers:  # one thread says how many bytes will land, then copies them
-                _emit(dest, "mbarrier_expect", [stage_value, in_range], buffer=barriers, bytes=copied_bytes)
+                emit(dest, "mbarrier_expect", [stage_value, in_range], buffer=barriers, bytes=copied_bytes)
             for (load, _, _), ring, tma in zip(pairs, rings, copies):
                 if tma:
                     corner = [mapping.get(id(v), v) for v in load.operands[3:]]
-                    _emit(dest, "tma_load", [stage_value, in_range, *corner], loc=load.loc, tma=tma,
+                    emit(dest, "tma_load", [stage_value, in_range, *corner], loc=load.loc, tma=tma,
                           tensormap=load.attrs["descriptor"], barriers=barriers, **ring)
                     continue
                 ptrs = mapping.get(id(load.operands[0]), load.operands[0])
                 layout = ptrs.layout
-                ok = _emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
+                ok = emit(dest, "splat", [in_range], layout=layout, shape=ptrs.shape)
                 if len(load.operands) > 1:
-                    ok = _emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok],
+                    ok = emit(dest, "and", [mapping.get(id(load.operands[1]), load.operands[1]), ok],
                                layout=layout)
-                _emit(dest, "async_load", [ptrs, ok, stage_value], loc=load.loc, **ring)
+                emit(dest, "async_load", [ptrs, ok, stage_value], loc=load.loc, **ring)
             if not all(copies):
-                _emit(dest, "async_commit", [])
+                emit(dest, "async_commit", [])
             return [mapping.get(id(yields[i]), yields[i]) for i in involved]
 
         # Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
         ahead = [inits[i] for i in involved]
         for s in range(stages - 1):
-            index = _emit(out, "add", [lb, _emit(out, "mul", [step, _constant(out, s, step.dtype)])])
+            index = emit(out, "add", [lb, emit(out, "mul", [step, constant(out, s, step.dtype)])])
             mapping = {id(iv): index, **{id(carried[i]): v for i, v in zip(involved, ahead)}}
-            ahead = issue(mapping, index, _constant(out, s), out)
+            ahead = issue(mapping, index, constant(out, s), out)
         # The new loop carries the addresses S-1 iterations ahead and the two stage numbers (and
         # the parity of the mbarriers' phase it waits for: it flips each time the reads wrap).
         new_args = [ir.Value(carried[i].type, layout=carried[i].layout) for i in involved]
@@ -358,12 +358,12 @@ class Pipeliner:
         new_body = ir.Block(list(body.args) + new_args + counters)
         ops = new_body.ops
         if not all(copies):
-            _emit(ops, "async_wait", [], pending=stages - 2,
+            emit(ops, "async_wait", [], pending=stages - 2,
                   fence=any(isinstance(ring["shared"], WgmmaOperand) for ring in rings))
         if barriers:  # each thread waits for the bytes itself: no barrier needed to see them
-            _emit(ops, "mbarrier_wait", [read_stage, counters[2]], buffer=barriers)
+            emit(ops, "mbarrier_wait", [read_stage, counters[2]], buffer=barriers)
         if not tma_only:  # every thread's cp.async copies landed: now all threads see them
-            _emit(ops, "barrier", [])
+            emit(ops, "barrier", [])
         replace = {}
         # A wgmma with A in registers (read out of a ring) may read them until it ends, and the
         # next iteration's A lands in the same registers: it runs on through the copies issued
@@ -372,14 +372,14 @@ class Pipeliner:
         # next one is issued (`pending` 1).
         if rs:
             acc = carried[wgmma[1]]
-            replace[id(acc)] = _emit(ops, "wgmma_wait", [acc], layout=acc.layout, loc=loc, buffers=[])
+            replace[id(acc)] = emit(ops, "wgmma_wait", [acc], layout=acc.layout, loc=loc, buffers=[])
         for (load, user, _), ring in zip(pairs, rings):
             if user.name == "dot":  # on CUDA cores: the dot reads the ring itself, at each step of k
                 layout = SharedOperandLayout(user.operands.index(load.result), user.result.layout)
-                replace[id(load.result)] = _emit(ops, "local_read", [read_stage], layout=layout, loc=load.loc,
+                replace[id(load.result)] = emit(ops, "local_read", [read_stage], layout=layout, loc=load.loc,
                                                  type=load.result.type, **ring)
             else:
-                replace[id(user.result)] = _emit(ops, "local_read", [read_stage], layout=user.result.layout,
+                replace[id(user.result)] = emit(ops, "local_read", [read_stage], layout=user.result.layout,
                                                  loc=user.loc, type=user.result.type, **ring)
         skip = {id(op) for load, user, _ in pairs for op in (load, user) if op.name != "dot"} | \
             {id(op) for op in transposes.values()}
@@ -389,25 +389,25 @@ class Pipeliner:
                 _replace_in_regions(op, replace)
                 ops.append(op)
         if tma_only or meet_after_wait:  # every warp is done with the stage the copies refill (and with
-            _emit(ops, "barrier", [])  # its mbarrier's phase)
-        index = _emit(ops, "add", [iv, _constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
+            emit(ops, "barrier", [])  # its mbarrier's phase)
+        index = emit(ops, "add", [iv, constant(ops, (stages - 1) * step.owner.attrs["value"], step.dtype)])
         mapping = {id(iv): index, **{id(carried[i]): a for i, a in zip(involved, new_args)}}
         next_ahead = issue(mapping, index, write_stage, ops)
-        count = _constant(ops, slots)
-        one = _constant(ops, 1)
-        next_read = _emit(ops, "rem", [_emit(ops, "add", [read_stage, one]), count])
-        next_write = _emit(ops, "rem", [_emit(ops, "add", [write_stage, one]), count])
+        count = constant(ops, slots)
+        one = constant(ops, 1)
+        next_read = emit(ops, "rem", [emit(ops, "add", [read_stage, one]), count])
+        next_write = emit(ops, "rem", [emit(ops, "add", [write_stage, one]), count])
         next_counters = [next_read, next_write]
         if barriers:
-            wrapped = _emit(ops, "cmp", [next_read, _constant(ops, 0)], predicate="eq")
-            next_counters.append(_emit(ops, "xor", [counters[2], _emit(ops, "cast", [wrapped], dtype=ir.int32)]))
+            wrapped = emit(ops, "cmp", [next_read, constant(ops, 0)], predicate="eq")
+            next_counters.append(emit(ops, "xor", [counters[2], emit(ops, "cast", [wrapped], dtype=ir.int32)]))
         term = body.terminator
-        _emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters)
+        emit(ops, "yield", [replace.get(id(v), v) for v in term.operands] + next_ahead + next_counters)
         # what computed the addresses (and, for TMA copies, the pointers no copy reads any more)
-        computed = slice_ops + (_slice([v for (load, _, _), tma in zip(pairs, copies) if tma
+        computed = slice_ops + (slice_of([v for (load, _, _), tma in zip(pairs, copies) if tma
                                         for v in load.operands[:2]], body) or [])
-        _drop_unread(ops, {id(op) for op in computed})
-        starts = [_constant(out, v) for v in (0, stages - 1, 0)[:len(counters)]]
+        drop_unread(ops, {id(op) for op in computed})
+        starts = [constant(out, v) for v in (0, stages - 1, 0)[:len(counters)]]
         new_loop = ir.Op("for", [lb, ub, step] + inits + ahead + starts, [], dict(loop.attrs),
                          [new_body], loc)
         new_loop.results = list(loop.results) + [ir.Value(v.type, layout=v.layout) for v in ahead] + \
@@ -422,9 +422,9 @@ class Pipeliner:
             dot.attrs["deferred"] = rs  # ... at its top, before A's registers are written
             _wait_for_accumulator(self.fn, new_loop, carried_index, out, names)
         # the last prefetches (all masked off) land before anything else; the rings end here
-        _emit(out, "async_wait", [], pending=0, buffers=names)
+        emit(out, "async_wait", [], pending=0, buffers=names)
         if barriers:  # every copy issued was waited for: the mbarriers may go
-            _emit(out, "mbarrier_inval", [], buffers=[barriers])
+            emit(out, "mbarrier_inval", [], buffers=[barriers])
         return True
     # --8<-- [end:loop]
 
@@ -456,7 +456,7 @@ def _wait_for_accumulator(fn: ir.Function, loop: ir.Op, index: int, out: list[ir
     """After the loop, wait for the last wgmma group before anything reads the accumulator: every
     later use of the loop's result reads the wait's result instead."""
     result = loop.results[index]
-    waited = _emit(out, "wgmma_wait", [result], layout=result.layout, loc=loop.loc, buffers=rings)
+    waited = emit(out, "wgmma_wait", [result], layout=result.layout, loc=loop.loc, buffers=rings)
     for op in fn.walk():  # the ops after the loop (the block being rewritten still lists them)
         op.operands = [waited if v is result else v for v in op.operands]
 

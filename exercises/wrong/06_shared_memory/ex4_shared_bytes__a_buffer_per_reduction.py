@@ -9,6 +9,6 @@ ANSWERS = {
     "vector add": 0,
     "softmax, 4 warps": 32,
     "softmax, 1 warp": 0,
-    "matmul, 64x64x32, 1 stage": 8192,
+    "matmul, 64x64x32, 1 stage": 9216,
     "matmul, 128x128x32, 3 stages": 49152,
 }

@@ -9,6 +9,6 @@ ANSWERS = {
     "vector add": 0,
     "softmax, 4 warps": 16,
     "softmax, 1 warp": 0,
-    "matmul, 64x64x32, 1 stage": 16384,
-    "matmul, 128x128x32, 3 stages": 81920,
+    "matmul, 64x64x32, 1 stage": 17408,
+    "matmul, 128x128x32, 3 stages": 83968,
 }
