@@ -95,12 +95,14 @@ def vector_width(op, value) -> int:
 # --8<-- [start:load]
 def _load(lw: Lowering, op, ptrs, mask=None, other=None, *corner):
     """Each group of `vector` consecutive registers is one predicated `ld.global` of up to 16
-    bytes."""
+    bytes. All of a thread's loads come first, then the words are split into elements: ptxas
+    keeps that order, and every load is in flight before the first element is used (split after
+    each load, the loads went out one at a time, each after the uses of the one before)."""
     dtype = op.result.dtype
     vec = vector_width(op, op.operands[0])
     n = len(ptrs)
     words, word_bits, width = _words(max(dtype.bits, 8), vec)
-    out = []
+    loaded = []
     for start in range(0, n, vec):
         zero = [const(dtype, 0) if not dtype.is_bool() else ll.Constant(i1, 0)] * vec
         fallback = other[start:start + vec] if other is not None else zero
@@ -113,9 +115,11 @@ def _load(lw: Lowering, op, ptrs, mask=None, other=None, *corner):
                 f"@${words + 1} ld.global.{width} ${0}, [${words}];")
         constraints = ",".join([f"={letter}"] * words + ["l", "b"] + [str(i) for i in range(words)])
         ret = ll.LiteralStructType([ll.IntType(word_bits)] * words) if words > 1 else ll.IntType(word_bits)
-        result = lw.asm(ret, text, constraints, [ptrs[start], pred] + fallback)
-        loaded = [lw.b.extract_value(result, i) for i in range(words)] if words > 1 else [result]
-        out.extend(_unpack(lw, loaded, dtype, word_bits, vec))
+        loaded.append(lw.asm(ret, text, constraints, [ptrs[start], pred] + fallback))
+    out = []
+    for result in loaded:
+        parts = [lw.b.extract_value(result, i) for i in range(words)] if words > 1 else [result]
+        out.extend(_unpack(lw, parts, dtype, word_bits, vec))
     return out
 # --8<-- [end:load]
 
