@@ -658,38 +658,3 @@ def test_runs_of_equal_elements_agree_with_numpy(device, n):
     got = device.numpy(out)
     np.testing.assert_array_equal(got[:n], want[:n])
     assert np.isnan(got[n:]).all()
-
-
-# --- a store in its value's layout -----------------------------------------------------------------
-
-@triton.jit
-def accumulate_kernel(acc_ptr, x_ptr, w_ptr, n, BLOCK: tl.constexpr):
-    """acc += x * w: fp16 x and w (8 elements a thread, 16 bytes), an fp32 acc (4 a thread)."""
-    cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    keep = cols < n
-    x = tl.load(x_ptr + cols, mask=keep, other=0.0).to(tl.float32)
-    w = tl.load(w_ptr + cols, mask=keep, other=0.0).to(tl.float32)
-    tl.store(acc_ptr + cols, tl.load(acc_ptr + cols, mask=keep, other=0.0) + x * w, mask=keep)
-
-
-def test_a_store_runs_in_its_values_layout_when_its_addresses_are_flexible():
-    """The sum is computed where x and w are (8 a thread): the old acc is converted once and the
-    store writes from there, two 16-byte vectors a thread, with its addresses and mask recomputed.
-    Converting the sum back to the pointers' layout would be a second trip through shared memory."""
-    acc, half = np.zeros(4096, np.float32), np.zeros(4096, np.float16)
-    kernel = accumulate_kernel.warmup(acc, half, half, 4096, BLOCK=2048, grid=(2,), num_warps=4, target="sm_90a")
-    converts = [line for line in kernel.asm["layout"].splitlines() if "convert_layout" in line]
-    assert len(converts) == 1 and "tile<2048xf32>" in converts[0]
-    assert kernel.asm["ptx"].count("st.global.v4.b32") == 4  # 16 floats a thread
-
-
-@pytest.mark.parametrize("n", [4096, 4000, 2049])
-def test_a_store_in_its_values_layout_agrees_with_numpy(device, n):
-    rng = np.random.default_rng(n)
-    acc = rng.standard_normal(4096).astype(np.float32)
-    x, w = (rng.standard_normal(4096).astype(np.float16) for _ in range(2))
-    out = device.array(acc.copy())
-    accumulate_kernel[(2,)](out, device.array(x), device.array(w), n, BLOCK=2048, num_warps=4)
-    want = acc.copy()
-    want[:n] = (acc.astype(np.float64) + x.astype(np.float64) * w.astype(np.float64))[:n]
-    np.testing.assert_allclose(device.numpy(out), want, rtol=1e-6, atol=1e-6)

@@ -312,7 +312,7 @@ class LayoutAssignment:
             return [self.of(source) or self.default(source)]
         if name in ("store", "atomic", "atomic_cas"):
             ptr = op.operands[0]
-            target = self.of(ptr) or (op.results and self.of(op.result)) or self.stored_as(op) or self.default(ptr)
+            target = self.of(ptr) or (op.results and self.of(op.result)) or self.default(ptr)
             return [target if v.type.is_tile else None for v in op.operands]
         if name == "yield":
             return [None] * len(op.operands)  # handled by the region op
@@ -321,26 +321,6 @@ class LayoutAssignment:
         if name == "broadcast":
             return [target]
         return [target if v.type.is_tile else None for v in op.operands]
-
-    # --8<-- [start:stored-as]
-    def stored_as(self, op: ir.Op) -> DistributedLayout | None:
-        """The layout of the value a store writes, where the store may run in it: its addresses and
-        mask are flexible (recomputed there for free), and the value's layout is blocked with runs
-        along the same dimension at least as long as the vector coalescing chose. Else None: the
-        value is converted to the pointers' layout. `y = load(p) + a * b` stored through `p` then
-        costs no trip through shared memory when `a` and `b` arrive in another layout than `p`'s."""
-        if op.name != "store":
-            return None
-        ptr, value = op.operands[:2]
-        layout = self.of(value)
-        order, vector = self.vectors.get(id(ptr), (None, 1))
-        if not isinstance(layout, BlockedLayout) or order is None or layout.order[0] != order[0] \
-                or layout.contig_per_thread(value.shape) < vector:
-            return None
-        if not all(self.flexible(v) for v in op.operands if v.type.is_tile and v is not value):
-            return None
-        return layout
-    # --8<-- [end:stored-as]
 
     def rewrite_block(self, block: ir.Block) -> None:
         new_ops: list[ir.Op] = []
