@@ -52,7 +52,7 @@ def _block(block: ir.Block, stages: int, budget: int) -> None:
 def _loop(loop: ir.Op, out: list[ir.Op], budget: int) -> None:
     parts = ir.loop_parts(loop)
     body, (lb, ub, step), iv = parts.body, parts.bounds, parts.induction
-    if not _worth_it(loop, parts):
+    if not _worth_it(parts):
         return
     loads = _loads(body, set(map(id, parts.carried)), budget)
     if not loads:
@@ -81,7 +81,7 @@ def _loop(loop: ir.Op, out: list[ir.Op], budget: int) -> None:
     loop.results.extend(extra)
 
 
-def _worth_it(loop: ir.Op, parts: ir.LoopParts) -> bool:
+def _worth_it(parts: ir.LoopParts) -> bool:
     """A loop with a constant positive step, more than one iteration if its bounds are known, no dot
     and no write to memory in it."""
     step = parts.bounds[2].owner
