@@ -8,19 +8,8 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.examples.rms_norm import column_sum_kernel as column_sums  # Out[c] = sum of X[:, c]
 from minitriton.passes.prefetch import PREFETCH_BYTES
-
-
-@triton.jit
-def column_sums(X, Out, ROWS, N, BLOCK_R: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Out[c] = the sum of X[:, c], BLOCK_R rows an iteration."""
-    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
-    total = tl.zeros([BLOCK_R, BLOCK_N], tl.float32)
-    for start in range(0, ROWS, BLOCK_R):
-        rows = start + tl.arange(0, BLOCK_R)
-        total += tl.load(X + rows[:, None] * N + cols[None, :], mask=(rows[:, None] < ROWS) & (cols[None, :] < N),
-                         other=0.0)
-    tl.store(Out + cols, tl.sum(total, 0), mask=cols < N)
 
 
 @triton.jit
