@@ -275,7 +275,7 @@ def conversion_rounds(op: ir.Op) -> int:
     src, dst = op.operands[0], op.result
     if not _row_major_conversion(op):
         return 1
-    total = src.shape[0] * conversion_strides(op)[0] * src.dtype.itemsize  # padded rows
+    total = conversion_bytes(op)
     if total <= ROUND_BYTES:
         return 1
     rows, sides = src.shape[0], ((src.layout, src.shape), (dst.layout, dst.shape))
@@ -308,6 +308,12 @@ def conversion_strides(op: ir.Op) -> list[int]:
     cost = lambda s: (bank_passes(src.layout, tuple(src.shape), tuple(s), size)  # noqa: E731
                       + bank_passes(dst.layout, tuple(dst.shape), tuple(s), size))
     return padded if cost(padded) < cost(strides) else strides
+
+
+def conversion_bytes(op: ir.Op) -> int:
+    """The bytes of a convert_layout's whole tile in its buffer, padded rows included."""
+    src = op.operands[0]
+    return src.shape[0] * conversion_strides(op)[0] * src.dtype.itemsize
 
 
 def _row_major_conversion(op: ir.Op) -> bool:
@@ -356,7 +362,7 @@ def scratch_bytes(op: ir.Op) -> int:
                                                 index_map(op)) is not None:
             return 0
         if _row_major_conversion(op):  # its rows padded
-            return src.shape[0] * conversion_strides(op)[0] * src.dtype.itemsize // conversion_rounds(op)
+            return conversion_bytes(op) // conversion_rounds(op)
         return src.type.numel * src.dtype.itemsize
     if name == "reduce":
         return reduce_scratch_bytes(op)
