@@ -237,6 +237,40 @@ def test_wgmma_operands_stay_live_until_the_dot_reads_them(fresh_cache):
     assert a1 <= b0 or b1 <= a0, "A and B share bytes while the dot reads both"
 
 
+def test_an_operand_is_stored_where_it_is_loaded(fresh_cache):
+    """The grouped GEMM's operands come by plain loads (its rows have no known alignment): each is
+    stored into shared memory right after its load (`passes.shared.store_operands_early`), so B's
+    load comes after A's store and one tile at a time is held in registers. Not so when a store
+    to global memory lies between: the conversion stays where the layout pass put it."""
+    from minitriton.examples.grouped_gemm import grouped_matmul_kernel
+    from minitriton.ir import Block, Op, Value, float16, tile
+    from minitriton.layouts import MmaLayout, SharedOperandLayout
+    from minitriton.passes.shared import store_operands_early
+    table, sizes = np.zeros(4, np.int64), np.zeros(12, np.int32)
+    kernel = grouped_matmul_kernel.warmup(table, table, table, sizes, sizes, 4, NUM_PROGRAMS=132, BLOCK_M=128,
+                                          BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3, target="sm_90a")
+    inner = kernel.asm["layout"].split("tile<128x128xf32> #mma0\n", 1)[1].split("yield", 1)[0]
+    steps = [word for line in inner.splitlines() for word in ("load", "convert_layout", "barrier", "dot")
+             if f" {word} " in f" {line.strip()} " or line.strip() == word]
+    assert steps == ["load", "barrier", "convert_layout", "load", "convert_layout", "dot"], steps
+
+    def op(name, operands, result=True):
+        made = Op(name, operands, [], {}, [])
+        made.results = [Value(tile((16, 16), float16), made)] if result else []
+        return made
+    load = op("load", [])
+    store = op("store", [load.result], result=False)
+    add = op("add", [load.result, load.result])
+    convert = op("convert_layout", [load.result])
+    convert.result.layout = SharedOperandLayout(0, MmaLayout((4, 1), version=3, instr_shape=(16, 16)))
+    block = Block([], [load, store, add, convert])
+    store_operands_early(block)
+    assert [o.name for o in block.ops] == ["load", "store", "add", "convert_layout"]
+    block.ops = [load, add, convert]
+    store_operands_early(block)
+    assert [o.name for o in block.ops] == ["load", "convert_layout", "add"]
+
+
 # ------------------------------------------------------------------------- a conversion's padded rows
 
 def test_an_accumulator_stored_row_major_meets_in_four_banks():
@@ -313,7 +347,7 @@ def test_fp32_dot_on_cuda_cores_assembles_without_spills(fresh_cache):
         assert ptx_text.count("fma.rn.f32") >= bm * bn // (32 * warps)
         assert "ld.shared.v4.b32" in ptx_text
         if stages > 1:
-            assert "cp.async.cg.shared.global [%rd" in ptx_text and "st.shared.v4.b32" not in \
+            assert "cp.async.cg.shared.global [%r" in ptx_text and "st.shared.v4.b32" not in \
                 ptx_text.split("fma.rn.f32")[0]
         else:
             assert "st.shared.v4.b32" in ptx_text and "cp.async" not in ptx_text

@@ -2,6 +2,7 @@
 
 The IR kernels here are also what the driver's GPU tests load and launch.
 """
+import re
 import shutil
 import stat
 
@@ -181,6 +182,35 @@ def test_dynamic_shared_memory_is_extern():
     text = ptx.llvm_to_ptx(SHARED_REVERSE_IR, "sm_80")
     assert ".extern .shared .align 16 .b8 smem[]" in text
     assert "bar.sync" in text
+
+
+# A strided gather: each address `base + 2 * (i32 offset)` is used once.
+STRIDED_COPY_IR = r"""
+target triple = "nvptx64-nvidia-cuda"
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+define ptx_kernel void @strided_copy(ptr addrspace(1) %x, ptr addrspace(1) %out, i32 %stride) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %from = mul i32 %tid, %stride
+  %px = getelementptr half, ptr addrspace(1) %x, i32 %from
+  %v = load half, ptr addrspace(1) %px, align 2
+  %pout = getelementptr half, ptr addrspace(1) %out, i32 %tid
+  store half %v, ptr addrspace(1) %pout, align 2
+  ret void
+}
+"""
+
+
+def test_an_address_is_one_mad_wide_and_a_shared_one_is_32_bits():
+    """The NVPTX switches `ptx._initialize_llvm` sets: `base + 2 * offset` is one mad.wide (not a
+    mul.wide and a 64-bit add), and shared memory is addressed through 32-bit registers."""
+    strided = ptx.llvm_to_ptx(STRIDED_COPY_IR, "sm_80")
+    assert "mad.wide.s32" in strided and "mul.wide" not in strided
+    shared = ptx.llvm_to_ptx(SHARED_REVERSE_IR, "sm_80")
+    assert re.search(r"st\.shared\.b32\s+\[%r\d+\]", shared), shared
+    assert re.search(r"ld\.shared\.b32\s+%r\d+, \[%r\d+\]", shared), shared
 
 
 @needs_ptxas

@@ -131,8 +131,8 @@ def read_operand(lw: Lowering, dst: ir.Value, shared, shape, base) -> list:
                 (B.add(r0, B.add(within, eight)), c0)
             text, count = f"ldmatrix.sync.aligned.m8n8.x2{trans}.shared.b16 {{$0,$1}}, [$2];", 2
         address = _element_address(lw, base, shared, row, col, shape, dst.dtype.itemsize)
-        pointer = B.ptrtoint(address, i64)
-        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["l"]),
+        pointer = B.ptrtoint(address, i32)  # shared pointers are 32 bits wide
+        result = lw.asm(ll.LiteralStructType([i32] * count), text, ",".join(["=r"] * count + ["r"]),
                         [pointer])
         for w in range(count):
             word = B.extract_value(result, w)
@@ -172,9 +172,9 @@ def _async_load(lw: Lowering, op, ptrs, mask, stage):
         row, col = (col, row) if transposed else (row, col)
         shape = src.shape[::-1] if transposed else src.shape  # the operand's
         address = _element_address(lw, base, shared, row, col, shape, element)
-        dst = B.ptrtoint(address, i64)
+        dst = B.ptrtoint(address, i32)
         copied = B.select(mask[r], ll.Constant(i32, size), ll.Constant(i32, 0))
-        lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "l,l,r",
+        lw.asm(ll.VoidType(), f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "r,l,r",
                [dst, ptrs[r], copied])
 
 

@@ -51,10 +51,20 @@ class BackendError(TritonError, RuntimeError):
         super().__init__(f"[{stage}] {message}")
 
 
+# --8<-- [start:switches]
 @functools.lru_cache(maxsize=None)
 def _initialize_llvm() -> None:
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    # Two switches of LLVM's NVPTX back end, read when a target machine is made (Triton's back
+    # end sets both). An address `base + 2 * (i32 offset)` becomes one `mad.wide.s32` (ptxas: one
+    # IMAD.WIDE), not a `mul.wide` and a 64-bit add (three instructions); LLVM leaves this off by
+    # default since version 21. And pointers into shared memory are 32 bits wide (its window
+    # is far smaller than 4 GB): one register each, not two. A grouped GEMM loop holding 64 of
+    # them spilled 240 bytes a thread without the two, 112 with them.
+    llvm.set_option("minitriton", "-nvptx-mad-wide-opt")
+    llvm.set_option("minitriton", "-nvptx-short-ptr")
+# --8<-- [end:switches]
 
 
 @functools.lru_cache(maxsize=None)

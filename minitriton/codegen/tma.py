@@ -36,8 +36,9 @@ def grid_constants(lw: Lowering) -> None:
 
 
 def _address(lw: Lowering, name: str, stage, stage_bytes: int, extra: int = 0):
-    """The shared address (64-bit) of stage `stage` of buffer `name`, plus `extra` bytes."""
-    return lw.b.ptrtoint(lw.shared_ptr(stage_offset(lw, name, stage, stage_bytes, extra)), i64)
+    """The shared address (32 bits, as shared pointers are: `ptx.target_machine`) of stage
+    `stage` of buffer `name`, plus `extra` bytes."""
+    return lw.b.ptrtoint(lw.shared_ptr(stage_offset(lw, name, stage, stage_bytes, extra)), i32)
 
 
 def _first_thread(lw: Lowering, go=None):
@@ -54,7 +55,7 @@ def _mbarrier_init(lw: Lowering, op):
     first = _first_thread(lw)
     for stage in range(op.attrs["count"]):
         barrier = _address(lw, op.attrs["buffer"], ll.Constant(i32, stage), 8)
-        lw.asm(ll.VoidType(), "@$0 mbarrier.init.shared::cta.b64 [$1], 1;", "b,l", [first, barrier])
+        lw.asm(ll.VoidType(), "@$0 mbarrier.init.shared::cta.b64 [$1], 1;", "b,r", [first, barrier])
     lw.asm(ll.VoidType(), "fence.mbarrier_init.release.cluster;", "", [])
     lw.barrier()
 
@@ -62,7 +63,7 @@ def _mbarrier_init(lw: Lowering, op):
 def _mbarrier_expect(lw: Lowering, op, stage, go):
     barrier = _address(lw, op.attrs["buffer"], stage[0], 8)
     lw.asm(ll.VoidType(), f"@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {op.attrs['bytes']};",
-           "b,l", [_first_thread(lw, go[0]), barrier])
+           "b,r", [_first_thread(lw, go[0]), barrier])
 
 
 # --8<-- [start:tma-load]
@@ -79,7 +80,7 @@ def _tma_load(lw: Lowering, op, stage, go, *corner):
         dst = _address(lw, op.attrs["buffer"], stage[0], op.attrs["stage_bytes"], j * copies.stride)
         x = B.add(column, ll.Constant(i32, j * copies.inner))
         lw.asm(ll.VoidType(), "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-               ".mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], [$5];", "b,l,l,r,r,l",
+               ".mbarrier::complete_tx::bytes [$1], [$2, {$3, $4}], [$5];", "b,r,l,r,r,r",
                [issue, dst, tensormap, x, row, barrier])
 # --8<-- [end:tma-load]
 
@@ -88,7 +89,7 @@ def _mbarrier_wait(lw: Lowering, op, stage, phase):
     """Every thread spins until the stage's phase of parity `phase` has completed: its bytes landed."""
     barrier = _address(lw, op.attrs["buffer"], stage[0], 8)
     lw.asm(ll.VoidType(), "{ .reg .pred done; waiting: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-           "@!done bra waiting; }", "l,r", [barrier, phase[0]])
+           "@!done bra waiting; }", "r,r", [barrier, phase[0]])
 
 
 def _mbarrier_inval(lw: Lowering, op):
@@ -98,7 +99,7 @@ def _mbarrier_inval(lw: Lowering, op):
     first = _first_thread(lw)
     name, = op.attrs["buffers"]
     for stage in range(lw.fn.attrs["mbarriers"][name]):
-        lw.asm(ll.VoidType(), "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,l",
+        lw.asm(ll.VoidType(), "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r",
                [first, _address(lw, name, ll.Constant(i32, stage), 8)])
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..errors import OutOfResources
+from ..ir.ops import CHEAP, ELEMENTWISE
 from ..layouts import SharedOperandLayout
 from .geometry import scratch_bytes
 
@@ -89,6 +90,33 @@ def _rings(fn: ir.Function, ops: list[ir.Op]) -> list[Buffer]:
 # --8<-- [end:rings]
 
 
+# --8<-- [start:early]
+# What a store of a wgmma operand may move above: ops that compute in registers or read global memory.
+_IN_REGISTERS = ELEMENTWISE | CHEAP | {"load"}
+
+
+def store_operands_early(block: ir.Block) -> None:
+    """Move each conversion to a wgmma operand (a store to shared memory) up to just after the op
+    that makes its value, as long as only register arithmetic and global loads lie between them.
+    The dot reads the operand from shared memory, so its registers are free as soon as it is
+    stored, not at the dot: a loop loading A and B with plain loads (a grouped GEMM's unaligned
+    rows) then holds one operand's tile in registers at a time, not both."""
+    ops: list[ir.Op] = []
+    for op in block.ops:
+        for region in op.regions:
+            store_operands_early(region)
+        at = len(ops)
+        if op.name == "convert_layout" and isinstance(op.result.layout, SharedOperandLayout):
+            made = op.operands[0].owner
+            while at and ops[at - 1] is not made and ops[at - 1].name in _IN_REGISTERS:
+                at -= 1
+            if not at or ops[at - 1] is not made:
+                at = len(ops)  # made outside this block, or something else lies between: stays
+        ops.insert(at, op)
+    block.ops = ops
+# --8<-- [end:early]
+
+
 # --8<-- [start:allocate]
 def allocate(buffers: list[Buffer]) -> int:
     """First fit by decreasing size: each buffer goes at the lowest offset that no buffer live at
@@ -108,7 +136,9 @@ def allocate(buffers: list[Buffer]) -> int:
 
 # --8<-- [start:assign]
 def assign_shared(fn: ir.Function, limit: int | None = None) -> list[Buffer]:
-    """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block."""
+    """Place every scratch buffer of `fn`; `limit` is the device's shared memory per block. The
+    stores of wgmma operands are first moved to where their values are made (`store_operands_early`)."""
+    store_operands_early(fn.body)
     buffers = _buffers(fn)
     total = allocate(buffers)
     rings = {buf.ring: buf for buf in buffers if buf.ring}
