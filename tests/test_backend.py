@@ -271,6 +271,21 @@ def test_an_operand_is_stored_where_it_is_loaded(fresh_cache):
     assert [o.name for o in block.ops] == ["load", "convert_layout", "add"]
 
 
+def test_the_warp_number_comes_from_lane_0(fresh_cache):
+    """A warpgroup's wgmma descriptors are computed from the warp's number shuffled from lane 0
+    (`Lowering.uniform_warp`), so ptxas knows every lane has the same and keeps them in uniform
+    registers. It is the only shuffle of a matmul, which reduces nothing."""
+    a = np.zeros((256, 256), np.float16)
+    kernel = matmul_kernel.warmup(a, a, a, 256, 256, 256, 256, 1, 256, 1, 256, 1, BLOCK_SIZE_M=128, BLOCK_SIZE_N=128,
+                                  BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=3, grid=(1,),
+                                  target="sm_90a")
+    import re
+    text = kernel.asm["ptx"]
+    shuffles = re.findall(r"shfl\.sync\.\w+\.b32\s+%r\d+, %r(\d+), (\d+), 31, -1;", text)
+    assert len(shuffles) == 1 and shuffles[0][1] == "0", shuffles
+    assert re.search(rf"shr\.u32\s+%r{shuffles[0][0]}, %r\d+, 5;", text)  # tid / 32
+
+
 # ------------------------------------------------------------------------- a conversion's padded rows
 
 def test_an_accumulator_stored_row_major_meets_in_four_banks():

@@ -377,7 +377,7 @@ def _wgmma(lw: Lowering, op, a, b, acc):
     a_shared = WgmmaOperand(0, m, k, av.dtype.bits, m_contiguous=m_major)
     b_shared = WgmmaOperand(1, k, bv.shape[1], bv.dtype.bits, bv.layout.k_contiguous)
     smem_base = B.ptrtoint(lw.shared_ptr(ll.Constant(i32, 0)), i32)
-    group = B.lshr(lw.warp, ll.Constant(i32, 2))  # warpgroups are numbered down M first
+    group = B.lshr(lw.uniform_warp, ll.Constant(i32, 2))  # warpgroups are numbered down M first
     group_row = B.mul(B.urem(group, ll.Constant(i32, warps_m // 4)), ll.Constant(i32, 64))
     group_col = B.mul(B.udiv(group, ll.Constant(i32, warps_m // 4)), ll.Constant(i32, n))
     b_group = B.add(B.add(smem_base, b[0]), B.mul(group_col, ll.Constant(i32, b_shared.line_step)))

@@ -101,6 +101,16 @@ class Lowering:
         self._in_prologue = False
     # --8<-- [end:lowering]
 
+    @functools.cached_property
+    def uniform_warp(self):
+        """The warp's number read from lane 0 by a shuffle. Every lane has it already; after the
+        shuffle ptxas knows they agree, and keeps what is computed from it alone (a warpgroup's
+        wgmma descriptors) in uniform registers, once a warp. Index arithmetic keeps `warp`,
+        which LLVM can fold with the lane (`tid >> 5` and `tid & 31` make `tid` again)."""
+        return self.in_prologue(lambda: self.b.call(
+            self.intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32, [i32] * 4),
+            [ll.Constant(i32, -1), self.warp, ll.Constant(i32, 0), ll.Constant(i32, 31)], name="uniform_warp"))
+
     def in_prologue(self, make):
         """Emit `make()` in the entry block, so that its values dominate every later block."""
         if self._in_prologue:  # already there (a nested call)
