@@ -36,7 +36,7 @@ def grid_constants(lw: Lowering) -> None:
 
 
 def _address(lw: Lowering, name: str, stage, stage_bytes: int, extra: int = 0):
-    """The shared address (32 bits, as shared pointers are: `ptx.target_machine`) of stage
+    """The shared address (32 bits, as shared pointers are: `ptx._initialize_llvm`) of stage
     `stage` of buffer `name`, plus `extra` bytes."""
     return lw.b.ptrtoint(lw.shared_ptr(stage_offset(lw, name, stage, stage_bytes, extra)), i32)
 
