@@ -213,6 +213,36 @@ def test_an_address_is_one_mad_wide_and_a_shared_one_is_32_bits():
     assert re.search(r"ld\.shared\.b32\s+%r\d+, \[%r\d+\]", shared), shared
 
 
+@pytest.mark.parametrize("registers, threads, cap", [
+    (103, 256, 128),  # 2 blocks of 256 threads: 128 registers each still fit
+    (60, 512, 64),  # 2 blocks of 512
+    (216, 256, 255),  # one block: all a thread may have
+    (20, 64, 32),  # 32 blocks of 64 threads fill the SM's 2048 threads: 32 registers each
+    (94, 128, 96),  # 5 blocks of 128
+    (255, 1024, 64),  # no block fits 255 of them: the cap is what one block could have
+])
+def test_the_register_cap_costs_no_block(registers, threads, cap):
+    assert ptx.register_cap(registers, threads) == cap
+
+
+@needs_ptxas
+def test_a_kernel_assembles_again_with_the_registers_it_may_have():
+    """Layer norm's forward at 8 warps: ptxas alone takes 103 registers; told it may have 128 (two
+    blocks of 256 threads an SM either way), it takes more, and the PTX kept is the capped one."""
+    import numpy as np
+    from minitriton.examples.tutorials import _layer_norm_fwd_fused
+    x, w, m = np.zeros((4, 16384), np.float16), np.zeros(16384, np.float16), np.zeros(4, np.float32)
+    kernel = _layer_norm_fwd_fused.warmup(x, x, w, w, m, m, 16384, 16384, 1e-5, BLOCK_SIZE=16384, num_warps=8,
+                                          grid=(4,), target="sm_90a")
+    assert ".maxntid 256\n.maxnreg 128\n" in kernel.asm["ptx"]
+    assert kernel.metadata["spill_stores"] == 0 and kernel.metadata["registers"] <= 128
+    uncapped = kernel.asm["ptx"].replace(".maxnreg 128\n", "")
+    _, alone = ptx.ptx_to_cubin(uncapped, "sm_90a")
+    assert alone.registers < kernel.metadata["registers"]
+    text, _, usage = ptx.assemble(uncapped, "sm_90a", 256, capped=True)  # a cap of the user's: kept
+    assert text == uncapped and usage.registers == alone.registers
+
+
 @needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_vector_add_assembles(arch):

@@ -88,7 +88,8 @@ class CUDABackend:
         asm["ptx"] = ptx.llvm_to_ptx(asm["llir"], arch, linked, libdevice)
         metadata["shared_bytes"] = fn.attrs.get("shared_bytes", 0)
         if ptx.ptxas_path():
-            asm["cubin"], usage = ptx.ptx_to_cubin(asm["ptx"], arch)
+            asm["ptx"], asm["cubin"], usage = ptx.assemble(asm["ptx"], arch, 32 * options.num_warps,
+                                                           capped=options.maxnreg is not None)
             metadata.update(registers=usage.registers, spill_stores=usage.spill_stores,
                             spill_loads=usage.spill_loads, stack_frame=usage.stack_frame)
         return cache.Artifacts(asm, metadata)
