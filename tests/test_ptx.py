@@ -220,6 +220,7 @@ def test_an_address_is_one_mad_wide_and_a_shared_one_is_32_bits():
     (20, 64, 32),  # 32 blocks of 64 threads fill the SM's 2048 threads: 32 registers each
     (94, 128, 96),  # 5 blocks of 128
     (255, 1024, 64),  # no block fits 255 of them: the cap is what one block could have
+    (0, 128, 32),  # a report without a register count: 16 blocks of 128 threads
 ])
 def test_the_register_cap_costs_no_block(registers, threads, cap):
     assert ptx.register_cap(registers, threads) == cap

@@ -195,7 +195,8 @@ THREADS_PER_SM = 2048  # sm_80 and sm_90 (fewer elsewhere: then the cap below is
 def register_cap(registers: int, threads: int) -> int:
     """The most registers a thread may have (a multiple of 8, at most 255) with as many blocks of
     `threads` fitting an SM's registers as with `registers`."""
-    blocks = min(THREADS_PER_SM // threads, REGISTERS_PER_SM // (-(-registers // 8) * 8 * threads))
+    allocated = max(8, -(-registers // 8) * 8)  # registers are handed out 8 at a time
+    blocks = min(THREADS_PER_SM // threads, REGISTERS_PER_SM // (allocated * threads))
     return min(255, REGISTERS_PER_SM // (max(blocks, 1) * threads) // 8 * 8)
 
 
