@@ -201,8 +201,8 @@ def register_cap(registers: int, threads: int) -> int:
 
 
 def assemble(ptx: str, arch: str, threads: int, capped: bool = False) -> tuple[str, bytes, ResourceUsage]:
-    """Assemble `ptx`; then, unless it is `capped` already (`.maxnreg`), again with `.maxnreg` at
-    `register_cap`, kept if it spills no more. Left alone, ptxas gives a kernel the fewest registers
+    """Assemble `ptx`; then, unless it is `capped` already (`.maxnreg`) or spills, again with
+    `.maxnreg` at `register_cap`, kept if it does not spill either. Left alone, ptxas gives a kernel the fewest registers
     it can and schedules within them: layer norm's forward at 8 warps got 103, and its loads went
     out two at a time, each pair after the uses of the one before. With the cap (128: still two
     blocks of 256 threads an SM) it takes 114 and issues all 8 of a loop at once. Returns the PTX
@@ -212,8 +212,10 @@ def assemble(ptx: str, arch: str, threads: int, capped: bool = False) -> tuple[s
     if capped or cap <= usage.registers or usage.spill_stores:
         return ptx, image, usage
     with_cap = re.sub(r"^(\.maxntid .*)$", rf"\1\n.maxnreg {cap}", ptx, count=1, flags=re.MULTILINE)
+    if with_cap == ptx:  # no `.maxntid` line to put it after
+        return ptx, image, usage
     image_with_cap, usage_with_cap = ptx_to_cubin(with_cap, arch)
-    if usage_with_cap.spill_stores > usage.spill_stores:
+    if usage_with_cap.spill_stores:
         return ptx, image, usage
     return with_cap, image_with_cap, usage_with_cap
 # --8<-- [end:register-cap]
