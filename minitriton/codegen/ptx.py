@@ -202,11 +202,12 @@ def register_cap(registers: int, threads: int) -> int:
 
 def assemble(ptx: str, arch: str, threads: int, capped: bool = False) -> tuple[str, bytes, ResourceUsage]:
     """Assemble `ptx`; then, unless it is `capped` already (`.maxnreg`) or spills, again with
-    `.maxnreg` at `register_cap`, kept if it does not spill either. Left alone, ptxas gives a kernel the fewest registers
-    it can and schedules within them: layer norm's forward at 8 warps got 103, and its loads went
-    out two at a time, each pair after the uses of the one before. With the cap (128: still two
-    blocks of 256 threads an SM) it takes 114 and issues all 8 of a loop at once. Returns the PTX
-    the cubin was made from, the cubin and its resources."""
+    `.maxnreg` at `register_cap`, kept if it does not spill either. Left alone, ptxas gives a
+    kernel the fewest registers it can and schedules within them: layer norm's forward at 8
+    warps got 103, and its loads went out two at a time, each pair after the uses of the one
+    before. With the cap (128: still two blocks of 256 threads an SM) it takes 114 and issues
+    all 8 of a loop at once. Returns the PTX the cubin was made from, the cubin and its
+    resources."""
     image, usage = ptx_to_cubin(ptx, arch)
     cap = register_cap(usage.registers, threads)
     if capped or cap <= usage.registers or usage.spill_stores:
